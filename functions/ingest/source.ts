@@ -1,0 +1,35 @@
+import type { EditionScope } from '#law/ports.ts';
+import type { SectionStatus, TemporalBasis } from '#law/model.ts';
+
+/** One section as one edition of a source shows it, already reduced to the text we store. */
+export interface SourceDocument {
+  /** Canonical citation key within the collection (e.g. `1-112b`, `22-404.05`, `frap-32`). */
+  key: string;
+  catchline: string;
+  /** Normalized with normalizeText(); the version's identity is computed from it. */
+  bodyText: string;
+  historyNote: string;
+  status: SectionStatus;
+  /** Citation parts beyond what the key gives (e.g. `chapter`). */
+  parts: Record<string, string>;
+  /** The service's own note on this version, if the source needs one (e.g. a stated expiry). */
+  note?: string | null;
+}
+
+/** One edition of one collection, as a source connector reads it. */
+export interface SourceEdition {
+  /** Collection id from functions/law/collections.ts. */
+  collection: string;
+  /** Local calendar date (YYYY-MM-DD) the edition speaks from: its validFrom for texts it shows first. */
+  date: string;
+  /** Provenance versionLabel, e.g. `Online@117-80` or `2024-03-18`. */
+  label: string;
+  temporalBasis: TemporalBasis;
+  /** ISO timestamp the bytes were retrieved from the source. */
+  retrievedAt: string;
+  /** Keys this edition speaks for: a covered key without a document is absent from this edition. */
+  scope: EditionScope;
+  /** File(s) read, for the edition record. */
+  source: string;
+  documents: AsyncIterable<SourceDocument> | Iterable<SourceDocument>;
+}

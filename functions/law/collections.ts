@@ -1,0 +1,232 @@
+import type { CadenceClass, Citation, Corpus, TemporalBasis } from './model.ts';
+
+/**
+ * A collection is one body of law from one source (the US Code, the D.C. Code, FRAP ...): it owns a key syntax,
+ * its printed citation forms, its display form and its official source address. A jurisdiction's corpus may hold
+ * several collections (us/rules holds FRAP and the Supreme Court Rules).
+ */
+export interface Collection {
+  id: string;
+  jurisdiction: string;
+  corpus: Corpus;
+  name: string;
+  cadenceClass: CadenceClass;
+  temporalBasis: TemporalBasis;
+  /** IANA zone whose offset validity timestamps carry. */
+  timeZone: string;
+  sourceSystem: string;
+  /** Does `key` (already normalized) belong to this collection? */
+  ownsKey(key: string): boolean;
+  /** Canonical key from a user-typed key (case, spaces), or null if it cannot be one of ours. */
+  normalizeKey(raw: string): string | null;
+  /** Key from a common printed citation form, or null. */
+  parsePrinted(text: string): string | null;
+  display(key: string): string;
+  /** Parts derivable from the key alone; ingest may add more (chapter). */
+  parts(key: string): Record<string, string>;
+  sourceUrl(key: string): string;
+}
+
+const squash = (s: string) => s.trim().replace(/\s+/g, ' ');
+
+/** Parse a printed form: `pattern` captures the rule or section number in its last group. */
+const printed =
+  (patterns: RegExp[], toKey: (m: RegExpExecArray) => string | null) =>
+  (text: string): string | null => {
+    const t = squash(text);
+    for (const p of patterns) {
+      const m = p.exec(t);
+      if (m) return toKey(m);
+    }
+    return null;
+  };
+
+// ---- United States Code -------------------------------------------------------------------------------------
+const USC_KEY = /^(\d+[a-z]?)-(\d[0-9a-z.\-–]*)$/;
+const usc: Collection = {
+  id: 'usc',
+  jurisdiction: 'us',
+  corpus: 'statutes',
+  name: 'United States Code',
+  cadenceClass: 'edition',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'OLRC United States Code (USLM XML release points)',
+  ownsKey: (key) => USC_KEY.test(key),
+  normalizeKey: (raw) => {
+    const k = squash(raw).toLowerCase().replace(/\s*-\s*/, '-');
+    return USC_KEY.test(k) ? k : null;
+  },
+  parsePrinted: printed(
+    [/^(\d+[a-z]?)\s*U\.?\s?S\.?\s?C\.?(?:\s?A\.?|\s?S\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d[0-9a-z.\-–]*)(?:\s*\(.*)?$/i],
+    (m) => `${m[1]!.toLowerCase()}-${m[2]!.toLowerCase().replace(/–/g, '-')}`,
+  ),
+  display: (key) => {
+    const m = USC_KEY.exec(key);
+    return m ? `${m[1]} U.S.C. § ${m[2]}` : key;
+  },
+  parts: (key): Record<string, string> => {
+    const m = USC_KEY.exec(key);
+    return m ? { title: m[1]!, section: m[2]! } : {};
+  },
+  sourceUrl: (key) => {
+    const m = USC_KEY.exec(key);
+    return m
+      ? `https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title${m[1]}-section${m[2]}&num=0&edition=prelim`
+      : 'https://uscode.house.gov/';
+  },
+};
+
+// ---- Code of the District of Columbia -----------------------------------------------------------------------
+const DC_KEY = /^(\d+[A-Za-z]?)-(\d+[0-9A-Za-z.:]*)$/;
+const dcCode: Collection = {
+  id: 'dc-code',
+  jurisdiction: 'dc',
+  corpus: 'statutes',
+  name: 'Code of the District of Columbia',
+  cadenceClass: 'continuous',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Council of the District of Columbia, dc-library XML (DCCouncil/law-xml-codified)',
+  ownsKey: (key) => DC_KEY.test(key),
+  normalizeKey: (raw) => {
+    const k = squash(raw).replace(/\s*-\s*/, '-');
+    return DC_KEY.test(k) ? k : null;
+  },
+  parsePrinted: printed(
+    [/^D\.?\s?C\.?\s+(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*-\s*\d+[0-9A-Za-z.:]*)(?:\s*\(.*)?$/i],
+    (m) => m[1]!.replace(/\s+/g, ''),
+  ),
+  display: (key) => `D.C. Code § ${key}`,
+  parts: (key): Record<string, string> => {
+    const m = DC_KEY.exec(key);
+    return m ? { title: m[1]!, section: key } : {};
+  },
+  sourceUrl: (key) => `https://code.dccouncil.gov/us/dc/council/code/sections/${key}`,
+};
+
+// ---- Court rules ------------------------------------------------------------------------------------------------
+interface RuleSetSpec {
+  id: string;
+  prefix: string;
+  jurisdiction: string;
+  name: string;
+  cadenceClass: CadenceClass;
+  temporalBasis: TemporalBasis;
+  timeZone: string;
+  sourceSystem: string;
+  display: (n: string) => string;
+  printed: RegExp[];
+  sourceUrl: (n: string) => string;
+}
+
+const RULE_NUMBER = /^\d+(?:\.\d+)?$/;
+
+function ruleSet(spec: RuleSetSpec): Collection {
+  const keyRe = new RegExp(`^${spec.prefix}-(\\d+(?:\\.\\d+)?)$`);
+  const numberOf = (key: string) => keyRe.exec(key)?.[1] ?? key;
+  return {
+    id: spec.id,
+    jurisdiction: spec.jurisdiction,
+    corpus: 'rules',
+    name: spec.name,
+    cadenceClass: spec.cadenceClass,
+    temporalBasis: spec.temporalBasis,
+    timeZone: spec.timeZone,
+    sourceSystem: spec.sourceSystem,
+    ownsKey: (key) => keyRe.test(key),
+    normalizeKey: (raw) => {
+      const k = squash(raw).toLowerCase().replace(/\s+/g, '-');
+      return keyRe.test(k) ? k : null;
+    },
+    parsePrinted: printed(spec.printed, (m) => {
+      const n = m[m.length - 1]!;
+      return RULE_NUMBER.test(n) ? `${spec.prefix}-${n}` : null;
+    }),
+    display: (key) => spec.display(numberOf(key)),
+    parts: (key) => ({ rule: numberOf(key) }),
+    sourceUrl: (key) => spec.sourceUrl(numberOf(key)),
+  };
+}
+
+// A pin cite such as "32(a)(7)" or "33.1(b)" still names rule 32 / 33: the number is read up to the first "(".
+const RULE_TAIL = String.raw`\s*(\d+(?:\.\d+)?)(?:\s*\(.*)?$`;
+
+const frap = ruleSet({
+  id: 'frap',
+  prefix: 'frap',
+  jurisdiction: 'us',
+  name: 'Federal Rules of Appellate Procedure',
+  cadenceClass: 'annual',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Federal Rules of Appellate Procedure (Judicial Conference of the United States)',
+  display: (n) => `Fed. R. App. P. ${n}`,
+  printed: [
+    new RegExp(String.raw`^(?:Fed\.?\s?R\.?\s?App\.?\s?P(?:roc)?\.?|F\.?\s?R\.?\s?A\.?\s?P\.?|Federal\s+Rules?\s+of\s+Appellate\s+Procedure)(?:\s+Rule)?` + RULE_TAIL, 'i'),
+  ],
+  sourceUrl: () => 'https://www.uscourts.gov/rules-policies/current-rules-practice-procedure/federal-rules-appellate-procedure',
+});
+
+const supCt = ruleSet({
+  id: 'sup-ct',
+  prefix: 'sup-ct-r',
+  jurisdiction: 'us',
+  name: 'Rules of the Supreme Court of the United States',
+  cadenceClass: 'irregular',
+  temporalBasis: 'retrieval-date',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Rules of the Supreme Court of the United States',
+  display: (n) => `Sup. Ct. R. ${n}`,
+  printed: [
+    new RegExp(String.raw`^(?:Sup\.?\s?Ct\.?\s?R(?:ule)?\.?|S\.?\s?Ct\.?\s?R(?:ule)?\.?|Supreme\s+Court\s+Rules?|Rules?\s+of\s+the\s+Supreme\s+Court(?:\s+of\s+the\s+United\s+States)?)` + RULE_TAIL, 'i'),
+  ],
+  sourceUrl: () => 'https://www.supremecourt.gov/filingandrules/rules_guidance.aspx',
+});
+
+const ndrappp = ruleSet({
+  id: 'ndrappp',
+  prefix: 'ndrappp',
+  jurisdiction: 'nd',
+  name: 'North Dakota Rules of Appellate Procedure',
+  cadenceClass: 'irregular',
+  temporalBasis: 'retrieval-date',
+  timeZone: 'America/Chicago',
+  sourceSystem: 'North Dakota Supreme Court (ndcourts.gov)',
+  display: (n) => `N.D.R.App.P. ${n}`,
+  printed: [
+    new RegExp(String.raw`^(?:N\.?\s?D\.?\s?R\.?\s?App\.?\s?P\.?|North\s+Dakota\s+Rules?\s+of\s+Appellate\s+Procedure)(?:\s+Rule)?` + RULE_TAIL, 'i'),
+  ],
+  sourceUrl: (n) => `https://www.ndcourts.gov/legal-resources/rules/ndrappp/${n}`,
+});
+
+export const COLLECTIONS: readonly Collection[] = [usc, dcCode, frap, supCt, ndrappp];
+
+const byId = new Map(COLLECTIONS.map((c) => [c.id, c]));
+
+export function collectionById(id: string): Collection {
+  const c = byId.get(id);
+  if (!c) throw new Error(`unknown collection '${id}' (known: ${[...byId.keys()].join(', ')})`);
+  return c;
+}
+
+export const collectionsOf = (jurisdiction: string, corpus?: Corpus): Collection[] =>
+  COLLECTIONS.filter((c) => c.jurisdiction === jurisdiction && (corpus === undefined || c.corpus === corpus));
+
+/** The collection that owns a stored key. */
+export function collectionOfKey(jurisdiction: string, corpus: Corpus, key: string): Collection | undefined {
+  return collectionsOf(jurisdiction, corpus).find((c) => c.ownsKey(key));
+}
+
+export const timeZoneOf = (jurisdiction: string): string =>
+  COLLECTIONS.find((c) => c.jurisdiction === jurisdiction)?.timeZone ?? 'America/New_York';
+
+export function citationFor(collection: Collection, key: string, extraParts: Record<string, string> = {}): Citation {
+  return {
+    jurisdiction: collection.jurisdiction,
+    corpus: collection.corpus,
+    key,
+    display: collection.display(key),
+    parts: { ...collection.parts(key), ...extraParts },
+  };
+}

@@ -1,0 +1,140 @@
+import type { Observation } from './history.ts';
+import type { Citation, Corpus, Provenance, SectionRef, SectionStatus, SectionVersion, TemporalBasis, VersionSummary } from './model.ts';
+
+/** What an edition covers: every key with a prefix (a whole title or rule set), or exactly these keys. */
+export type EditionScope = { kind: 'prefix'; prefix: string } | { kind: 'keys'; keys: string[] };
+
+/** One ingested edition of a collection: the provenance its observations share. */
+export interface EditionRecord {
+  /** Stable id: collection, date and scope. */
+  id: string;
+  collection: string;
+  /** Local calendar date the edition speaks from. */
+  date: string;
+  label: string;
+  temporalBasis: TemporalBasis;
+  sourceSystem: string;
+  retrievedAt: string;
+  scope: EditionScope;
+  /** File(s) it was read from, as given to the ingest. */
+  source: string;
+  documents: number;
+  ingestedAt: string;
+}
+
+/** A key's observations across editions, plus a summary of the versions they imply (coverage reads only these). */
+export interface KeyHistory {
+  jurisdiction: string;
+  corpus: Corpus;
+  key: string;
+  collection: string;
+  observations: Observation[];
+  /** Optimistic concurrency: the stored revision; 0 for a history not yet stored. */
+  rev: number;
+  summary: {
+    versions: number;
+    /** validFrom of the first version, or null when the key has none. */
+    firstValidFrom: string | null;
+    latestVersionLabel: string | null;
+    lastRetrievedAt: string | null;
+  };
+}
+
+/** Writes the ingest engine sends in one phase: independent of each other, so an adapter may batch them. */
+export type StoreWrite =
+  | { kind: 'put'; version: SectionVersion }
+  | { kind: 'setValidTo'; ref: SectionRef; validFrom: string; validTo: string }
+  | { kind: 'delete'; ref: SectionRef; validFrom: string };
+
+/**
+ * Section versions and their histories. Reads must be cheap at any corpus size (a lookup is one bounded query).
+ * Every write is a single-item write (DynamoDB-style, no transactions).
+ */
+export interface VersionStore {
+  /** The version in force on `date` (YYYY-MM-DD): the latest whose validFrom's local date ≤ date, if date < its validTo's local date. */
+  findInForce(ref: SectionRef, date: string): Promise<SectionVersion | null>;
+  /** All versions of one key, oldest first, without texts. */
+  listVersions(ref: SectionRef): Promise<VersionSummary[]>;
+  /** One version by its exact validFrom timestamp. */
+  getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null>;
+  /** Up to `limit` keys of the corpus nearest `key` in key order (both sides), excluding `key` itself. */
+  nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]>;
+  /** Does the store hold any key of this corpus (any corpus when omitted) for this jurisdiction? */
+  carries(jurisdiction: string, corpus?: Corpus): Promise<boolean>;
+
+  getHistories(jurisdiction: string, corpus: Corpus, keys: readonly string[]): Promise<Map<string, KeyHistory>>;
+  historiesWithPrefix(jurisdiction: string, corpus: Corpus, prefix: string): AsyncIterable<KeyHistory>;
+  /** Stores `history` with rev = history.rev + 1 if the stored rev is still history.rev; else ConcurrentUpdateError. */
+  putHistory(history: KeyHistory): Promise<void>;
+  applyWrites(writes: readonly StoreWrite[]): Promise<void>;
+  putEdition(edition: EditionRecord): Promise<void>;
+  listEditions(collection: string): Promise<EditionRecord[]>;
+
+  scanHistories(): AsyncIterable<KeyHistory>;
+  scanVersions(): AsyncIterable<SectionVersion>;
+  /** Throws StoreUnavailableError when the store cannot be reached. */
+  ping(): Promise<void>;
+}
+
+/** A version as the search index holds it. */
+export interface SearchDocument {
+  /** `jurisdiction#corpus#key#validFrom`. */
+  id: string;
+  citation: Citation;
+  catchline: string;
+  bodyText: string;
+  status: SectionStatus;
+  temporalBasis: TemporalBasis;
+  provenance: Provenance;
+  validFrom: string;
+  validTo: string;
+}
+
+export interface SearchQuery {
+  /** The user's keywords; every term must match (AND). */
+  q: string;
+  /** null = every jurisdiction. */
+  jurisdictions: string[] | null;
+  corpus: Corpus | null;
+  /** Only versions in force on this date (YYYY-MM-DD). */
+  asOf: string;
+  limit: number;
+}
+
+export interface SearchHit {
+  citation: Citation;
+  catchline: string;
+  /** HTML-safe excerpt: text escaped, matched terms wrapped in <b>…</b>, no other markup. */
+  snippet: string;
+  status: SectionStatus;
+  temporalBasis: TemporalBasis;
+  versionLabel: string;
+  provenance: Provenance;
+}
+
+/** Ranked full-text search over versions, filtered by validity. */
+export interface SearchIndex {
+  upsert(docs: readonly SearchDocument[]): Promise<void>;
+  setValidTo(id: string, validTo: string): Promise<void>;
+  remove(ids: readonly string[]): Promise<void>;
+  search(query: SearchQuery): Promise<SearchHit[]>;
+  count(): Promise<number>;
+  ping(): Promise<void>;
+}
+
+export const searchDocumentId = (ref: SectionRef, validFrom: string): string =>
+  `${ref.jurisdiction}#${ref.corpus}#${ref.key}#${validFrom}`;
+
+export function toSearchDocument(v: SectionVersion): SearchDocument {
+  return {
+    id: searchDocumentId(v.citation, v.validFrom),
+    citation: v.citation,
+    catchline: v.catchline,
+    bodyText: v.bodyText,
+    status: v.status,
+    temporalBasis: v.temporalBasis,
+    provenance: v.provenance,
+    validFrom: v.validFrom,
+    validTo: v.validTo,
+  };
+}
