@@ -117,6 +117,8 @@ interface RuleSetSpec {
   sourceSystem: string;
   display: (n: string) => string;
   printed: RegExp[];
+  /** In "Sup. Ct. R. 33.1" the decimal names a paragraph of Rule 33; in "Fed. R. App. P. 26.1" it names a rule. */
+  decimalIsParagraph?: boolean;
   sourceUrl: (n: string) => string;
 }
 
@@ -140,7 +142,7 @@ function ruleSet(spec: RuleSetSpec): Collection {
       return keyRe.test(k) ? k : null;
     },
     parsePrinted: printed(spec.printed, (m) => {
-      const n = m[m.length - 1]!;
+      const n = spec.decimalIsParagraph ? m[m.length - 1]!.replace(/\.\d+$/, '') : m[m.length - 1]!;
       return RULE_NUMBER.test(n) ? `${spec.prefix}-${n}` : null;
     }),
     display: (key) => spec.display(numberOf(key)),
@@ -178,6 +180,7 @@ const supCt = ruleSet({
   timeZone: 'America/New_York',
   sourceSystem: 'Rules of the Supreme Court of the United States',
   display: (n) => `Sup. Ct. R. ${n}`,
+  decimalIsParagraph: true,
   printed: [
     new RegExp(String.raw`^(?:Sup\.?\s?Ct\.?\s?R(?:ule)?\.?|S\.?\s?Ct\.?\s?R(?:ule)?\.?|Supreme\s+Court\s+Rules?|Rules?\s+of\s+the\s+Supreme\s+Court(?:\s+of\s+the\s+United\s+States)?)` + RULE_TAIL, 'i'),
   ],

@@ -70,6 +70,7 @@ export interface VersionStore {
   putEdition(edition: EditionRecord): Promise<void>;
   listEditions(collection: string): Promise<EditionRecord[]>;
 
+  /** Every history of the collections in the catalog (functions/law/collections.ts), bounded memory. */
   scanHistories(): AsyncIterable<KeyHistory>;
   scanVersions(): AsyncIterable<SectionVersion>;
   /** Throws StoreUnavailableError when the store cannot be reached. */

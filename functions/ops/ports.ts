@@ -66,7 +66,11 @@ export interface HealthVerdict {
 /** Operational state shared by every function: caches, audits, probe verdicts, leases. */
 export interface OpsStore {
   getCoverage(): Promise<CoverageCache | null>;
-  putCoverage(cache: CoverageCache): Promise<void>;
+  /**
+   * Store freshly computed numbers. When `computeStartedAt` is given and the stored cache was marked dirty after
+   * it (an ingest finished while the numbers were being computed), the stored dirtySince is kept.
+   */
+  putCoverage(cache: CoverageCache, computeStartedAt?: string): Promise<void>;
   /** Marks the cached coverage untrustworthy (an ingest changed the store); keeps the numbers. */
   markCoverageDirty(at: string): Promise<void>;
 
@@ -81,5 +85,9 @@ export interface OpsStore {
   /** Take (or extend, for the same owner) the named lease until `until`; false when someone else holds it unexpired at `now`. */
   acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
+
+  /** Named facts the runtime records once (e.g. when the sample corpus finished loading); null when never set. */
+  getMarker(name: string): Promise<string | null>;
+  putMarker(name: string, value: string): Promise<void>;
   ping(): Promise<void>;
 }

@@ -15,16 +15,45 @@ export class ConcurrentUpdateError extends Error {
   override readonly name = 'ConcurrentUpdateError';
 }
 
-/** A failure the client caused or must see: becomes the error envelope `{error: {code, message, ...}}`. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+/** The error codes of the spec (and the few this service adds, documented in docs/DECISIONS.md). */
+export type ErrorCode =
+  | 'missing_fields'
+  | 'bad_as_of'
+  | 'bad_corpus'
+  | 'bad_level'
+  | 'bad_fallback'
+  | 'bad_limit'
+  | 'bad_id'
+  | 'bad_json'
+  | 'too_many'
+  | 'missing_bearer'
+  | 'invalid_key'
+  | 'missing_scope'
+  | 'not_carried'
+  | 'no_edition_on_file'
+  | 'not_found'
+  | 'no_route'
+  | 'method_not_allowed'
+  | 'too_large'
+  | 'rate_limited'
+  | 'daily_limit_exceeded'
+  | 'monthly_limit_exceeded'
+  | 'internal_error'
+  | 'statutes_unavailable'
+  | 'caselaw_unavailable';
+
+/** A failure the caller must see: becomes the error envelope `{error: {code, message, ...details}}`. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
+    /** Extra envelope fields (didYouMean, requiredScope …). */
     readonly details: Record<string, unknown> = {},
+    /** Response headers the failure implies (Retry-After, Allow …). */
     readonly headers: Record<string, string> = {},
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }

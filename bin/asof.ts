@@ -1,0 +1,61 @@
+/**
+ * asof — the command line: `serve` runs the API on embedded stores; every other command works against the same
+ * data dir whether or not a server is running on it (through the server when it is, on the stores directly when not).
+ */
+import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { runCli, type CliIo } from '#runtime/cli.ts';
+
+const USAGE = `usage: asof <command> [options]
+
+  serve                      serve the API (default port 8787, data dir .asof/)
+      --port N                 (env PORT)         --data-dir DIR   (env ASOF_DATA_DIR)
+      --host H                 (default 127.0.0.1)
+  keys create --name NAME [--scopes lookup,...] [--plan P] [--test] [--json]
+  keys list [--json]
+  keys revoke ID
+  ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
+  ingest dc-code MANIFEST.csv [--retrieved-at ISO]
+  ingest rules PATH... [--set frap|sup-ct|ndrappp] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
+  audit [--json]             run the quality audit now
+  probe                      run the corpus health probe now
+  reindex                    rebuild the search index from the stored versions
+  openapi [--write]          print (or write to openapi/) the OpenAPI document
+`;
+
+const options = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  plan: { type: 'string' },
+  test: { type: 'boolean' },
+  json: { type: 'boolean' },
+  date: { type: 'string' },
+  label: { type: 'string' },
+  'retrieved-at': { type: 'string' },
+  set: { type: 'string' },
+  basis: { type: 'string' },
+  write: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+const io: CliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+try {
+  const { values, positionals } = parseArgs({ options, allowPositionals: true, strict: true });
+  if (values.help || positionals.length === 0) {
+    io.out(USAGE);
+    process.exitCode = positionals.length === 0 && !values.help ? 2 : 0;
+  } else {
+    process.exitCode = await runCli(positionals, { ...values, cwd: resolve('.') }, io);
+  }
+} catch (err) {
+  io.err(`asof: ${err instanceof Error ? err.message : String(err)}`);
+  if (err instanceof TypeError && /Unknown option|Unexpected argument/.test(err.message)) io.err(USAGE);
+  process.exitCode = 1;
+}

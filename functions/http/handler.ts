@@ -1,0 +1,42 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Services } from '#runtime/services.ts';
+import { authenticate } from './middlewares/authenticate.ts';
+import { errorEnvelope } from './middlewares/error-envelope.ts';
+import { admitUsage, settleUsage } from './middlewares/meter.ts';
+import { parseInput } from './middlewares/parse-input.ts';
+import { requestId } from './middlewares/request-id.ts';
+import type { HttpContext } from './middlewares/types.ts';
+import { jsonResponse, textResponse } from './respond.ts';
+import type { Route } from './route.ts';
+
+export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/**
+ * One route as a Lambda-style handler: request id → usage settlement → error envelope → authentication →
+ * admission → input validation → the route. The local server and the Lambda entry points both call this.
+ */
+export function createRouteHandler(route: Route, services: Services): RouteHandler {
+  const usage = { meter: services.meter, routeId: route.id, units: route.units };
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>({ timeoutEarlyInMillis: 0 })
+    .use(requestId())
+    .use(settleUsage(usage))
+    .use(errorEnvelope({ logger: services.logger }))
+    .use(authenticate({ accounts: services.accounts, ...(route.auth.kind === 'bearer' && { scope: route.auth.scope }) }))
+    .use(admitUsage(usage))
+    .use(parseInput({ schema: route.input, ...(route.fieldCodes && { fieldCodes: route.fieldCodes }) }))
+    .handler(async (event, context) => {
+      const { http } = context;
+      const result = await route.handle(http.input, {
+        services,
+        principal: http.principal,
+        requestId: http.requestId,
+        pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
+      });
+      const status = result.status ?? 200;
+      return result.contentType
+        ? textResponse(status, String(result.body), result.contentType, result.headers)
+        : jsonResponse(status, result.body, result.headers);
+    });
+  return handler as unknown as RouteHandler;
+}

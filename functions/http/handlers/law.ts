@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import { lookupVersion } from '#law/lookup.ts';
+import { DISCLAIMER } from '#law/notes.ts';
+import { searchLaw } from '#law/search.ts';
+import type { LookupInputSchema, SearchInputSchema } from '../schemas.ts';
+import { presentText, presentVersion } from '../present.ts';
+import type { RouteContext, RouteResult } from '../route.ts';
+import { need, todayUtc } from './need.ts';
+
+type LookupInput = z.output<typeof LookupInputSchema>;
+type SearchInput = z.output<typeof SearchInputSchema>;
+
+const findVersion = (input: LookupInput, { services }: RouteContext) =>
+  lookupVersion(need(services.versions), {
+    jurisdiction: input.jurisdiction,
+    citation: input.citation,
+    asOf: input.asOf ?? todayUtc(services.now()),
+    ...(input.corpus && { corpus: input.corpus }),
+  });
+
+export async function handleLookup(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
+  return { body: { result: presentVersion(ctx.services.site, await findVersion(input, ctx)) } };
+}
+
+export async function handleText(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
+  return { body: { result: presentText(ctx.services.site, await findVersion(input, ctx)) } };
+}
+
+export async function handleSearch(input: SearchInput, { services }: RouteContext): Promise<RouteResult> {
+  const hits = await searchLaw(need(services.search, 'The search index'), need(services.versions), {
+    q: input.q,
+    asOf: input.asOf ?? todayUtc(services.now()),
+    ...(input.jurisdiction !== undefined && { jurisdiction: input.jurisdiction }),
+    ...(input.corpus && { corpus: input.corpus }),
+    ...(input.limit !== undefined && { limit: input.limit }),
+  });
+  return { body: { results: hits, disclaimer: DISCLAIMER } };
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { stringify } from 'yaml';
+import type { ErrorCode } from '#shared/errors.ts';
+import { ERROR_STATUS } from './error-status.ts';
+import { pathsOf, type Route } from './route.ts';
+import { ErrorEnvelopeSchema } from './schemas.ts';
+
+const AUTH_ERRORS: readonly ErrorCode[] = ['missing_bearer', 'invalid_key', 'missing_scope', 'rate_limited', 'daily_limit_exceeded', 'monthly_limit_exceeded'];
+
+export interface OpenApiOptions {
+  /** The API's base URL, e.g. http://127.0.0.1:8787/v1. */
+  serverUrl: string;
+  version: string;
+}
+
+function errorResponses(route: Route) {
+  const codes = [...route.errors, ...(route.auth.kind === 'bearer' ? AUTH_ERRORS : [])];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      {
+        description: `error codes: ${list.join(', ')}`,
+        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'seconds to wait' } } } : {}),
+        content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+      },
+    ]),
+  );
+}
+
+function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenApiOperationObject {
+  const suffix = path === route.path ? '' : '-statutes';
+  const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const shape = (route.input as unknown as z.ZodObject).shape ?? {};
+  const hasParams = Object.keys(shape).length > 0;
+  return {
+    operationId: `${route.id}${suffix}${route.methods.length > 1 ? `-${method.toLowerCase()}` : ''}`,
+    summary: route.summary,
+    ...(route.description && { description: route.description }),
+    tags: [route.tag],
+    ...(route.auth.kind === 'bearer' ? { security: [{ bearer: [] }] } : { security: [] }),
+    ...(pathParams.length && { requestParams: { path: z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) } }),
+    ...(hasParams && method === 'GET' && !pathParams.length && { requestParams: { query: route.input as z.ZodObject } }),
+    ...(hasParams && method === 'POST' && { requestBody: { content: { 'application/json': { schema: route.input } } } }),
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(route.responses).map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            ...(route.auth.kind === 'bearer' && {
+              headers: {
+                RateLimit: { schema: { type: 'string' as const }, description: 'remaining quota (IETF httpapi draft)' },
+                'RateLimit-Policy': { schema: { type: 'string' as const }, description: 'quota windows (IETF httpapi draft)' },
+              },
+            }),
+            content: { 'application/json': { schema: r.schema } },
+          },
+        ]),
+      ),
+      ...errorResponses(route),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the routes: generated, never hand-edited. */
+export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    if (route.hidden) continue;
+    for (const path of pathsOf(route)) {
+      const item: Record<string, ZodOpenApiOperationObject> = {};
+      for (const method of route.methods) item[method.toLowerCase()] = operation(route, method, path);
+      paths[path] = item;
+    }
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'asof — point-in-time US law API',
+      version: options.version,
+      description:
+        'What did the law say on a date, with provenance. A lookup never returns a nearest guess: nothing in force on that date is a 404. ' +
+        'Every /law/* path is also served at /statutes/*. Content is an unofficial copy of government-published law.',
+    },
+    servers: [{ url: options.serverUrl }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key: asof_live_… or asof_test_…' } },
+    },
+    paths,
+  });
+}
+
+export const openApiYaml = (doc: object): string => stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });

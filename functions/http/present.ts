@@ -1,0 +1,48 @@
+import { DISCLAIMER, serviceNote } from '#law/notes.ts';
+import type { SectionRef, SectionVersion } from '#law/model.ts';
+
+export interface SiteConfig {
+  /** Where permalinks resolve, e.g. http://127.0.0.1:8787 (no trailing slash). */
+  siteUrl: string;
+  /** The API's base address including its version segment, e.g. http://127.0.0.1:8787/v1. */
+  baseUrl: string;
+}
+
+export const permalinkOf = (site: SiteConfig, ref: SectionRef): string =>
+  `${site.siteUrl}/law/${encodeURIComponent(ref.jurisdiction)}/${encodeURIComponent(ref.corpus)}/${encodeURIComponent(ref.key)}`;
+
+/** A stored version as the lookup endpoint answers it. */
+export function presentVersion(site: SiteConfig, v: SectionVersion) {
+  return {
+    citation: v.citation,
+    catchline: v.catchline,
+    bodyText: v.bodyText,
+    historyNote: v.historyNote,
+    note: serviceNote(v),
+    status: v.status,
+    validFrom: v.validFrom,
+    validTo: v.validTo,
+    ingestedAt: v.ingestedAt,
+    temporalBasis: v.temporalBasis,
+    permalink: permalinkOf(site, v.citation),
+    provenance: v.provenance,
+    disclaimer: DISCLAIMER,
+    ...(v.topics?.length ? { topics: v.topics } : {}),
+  };
+}
+
+/** The quotable parts only: no validity dates, ingestion time or provenance object. */
+export function presentText(site: SiteConfig, v: SectionVersion) {
+  return {
+    citation: v.citation,
+    catchline: v.catchline,
+    bodyText: v.bodyText,
+    historyNote: v.historyNote,
+    note: serviceNote(v),
+    status: v.status,
+    temporalBasis: v.temporalBasis,
+    versionLabel: v.provenance.versionLabel,
+    permalink: permalinkOf(site, v.citation),
+    disclaimer: DISCLAIMER,
+  };
+}

@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { Scope } from '#accounts/authenticate.ts';
+import type { ApiKeyRecord } from '#accounts/ports.ts';
+import type { ErrorCode } from '#shared/errors.ts';
+import type { Services } from '#runtime/services.ts';
+
+export type Method = 'GET' | 'POST';
+
+export interface RouteContext {
+  services: Services;
+  /** The authenticated key (metered routes), or the key a public call carried, or null. */
+  principal: ApiKeyRecord | null;
+  requestId: string;
+  pathParameters: Record<string, string>;
+}
+
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Serialization: JSON (default), or a pre-rendered text body with its content type. */
+  contentType?: string;
+}
+
+export interface RouteResponse {
+  description: string;
+  schema: z.ZodType;
+}
+
+/** One endpoint: the single source the local server, the Lambda functions, the API Gateway and OpenAPI are built from. */
+export interface Route<I extends z.ZodType = z.ZodType> {
+  /** Stable id: names the Lambda function and the OpenAPI operation. */
+  id: string;
+  methods: readonly Method[];
+  /** Path below the base URL (`/v1`); `{name}` marks a path parameter. `/law/*` paths are also served at `/statutes/*`. */
+  path: string;
+  auth: { kind: 'public' } | { kind: 'bearer'; scope: Scope };
+  /** Units billed per admitted call. */
+  units: number;
+  input: I;
+  /** The error code for an invalid value of each field; a missing required field is always `missing_fields`. */
+  fieldCodes?: Partial<Record<string, ErrorCode>>;
+  summary: string;
+  description?: string;
+  tag: string;
+  responses: Record<number, RouteResponse>;
+  /** Error codes this route can answer with, beyond the shared ones of its auth kind (for OpenAPI). */
+  errors: readonly ErrorCode[];
+  /** Kept out of the OpenAPI document (the spec files themselves). */
+  hidden?: boolean;
+  handle(input: z.output<I>, ctx: RouteContext): Promise<RouteResult>;
+}
+
+export const defineRoute = <I extends z.ZodType>(route: Route<I>): Route<I> => route;
+
+/** The paths a route answers on: `/law/…` routes also at `/statutes/…`. */
+export const pathsOf = (route: Pick<Route, 'path'>): string[] =>
+  route.path.startsWith('/law/') ? [route.path, route.path.replace(/^\/law\//, '/statutes/')] : [route.path];

@@ -1,0 +1,89 @@
+import { basename } from 'node:path';
+import type { TemporalBasis } from '#law/model.ts';
+import type { SearchIndex, VersionStore } from '#law/ports.ts';
+import type { OpsStore } from '#ops/ports.ts';
+import { readDcManifest } from './dc-code.ts';
+import { ingestEdition, type IngestReport } from './engine.ts';
+import { readRuleSet } from './rules.ts';
+import type { SourceEdition } from './source.ts';
+import { readUslmTitle } from './uslm.ts';
+
+export type RuleSetId = 'frap' | 'sup-ct' | 'ndrappp';
+
+/** An ingest as the CLI, the local admin socket and the scheduled job describe it. Paths are absolute. */
+export type IngestRequest =
+  | { kind: 'uslm'; files: string[]; date?: string; label?: string; retrievedAt?: string }
+  | { kind: 'dc-code'; manifest: string; retrievedAt?: string }
+  | { kind: 'rules'; set?: RuleSetId; paths: string[]; date?: string; label?: string; retrievedAt?: string; temporalBasis?: TemporalBasis };
+
+export interface IngestJobDeps {
+  versions: VersionStore;
+  search: SearchIndex;
+  ops: OpsStore;
+  now: () => Date;
+}
+
+const LEASE = 'ingest';
+const LEASE_SECONDS = 15 * 60;
+
+/** The rule set a folder or file name stands for, when the CLI is not told. */
+export function ruleSetOf(path: string): RuleSetId | null {
+  const name = basename(path.replace(/\/+$/, ''));
+  if (/frap/i.test(name)) return 'frap';
+  if (/supreme-court|sup-ct|supct/i.test(name)) return 'sup-ct';
+  if (/north-dakota|ndrappp|nd-rap/i.test(name)) return 'ndrappp';
+  return null;
+}
+
+async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[]> {
+  const retrievedAt = req.retrievedAt ?? now.toISOString();
+  switch (req.kind) {
+    case 'uslm':
+      return Promise.all(
+        req.files.map((file) =>
+          readUslmTitle(file, { retrievedAt, ...(req.date && { date: req.date }), ...(req.label && { label: req.label }) }),
+        ),
+      );
+    case 'dc-code':
+      return readDcManifest(req.manifest, { retrievedAt });
+    case 'rules': {
+      const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
+      if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set frap|sup-ct|ndrappp`);
+      return readRuleSet(set, req.paths, {
+        retrievedAt,
+        ...(req.date && { date: req.date }),
+        ...(req.label && { label: req.label }),
+        ...(req.temporalBasis && { temporalBasis: req.temporalBasis }),
+      });
+    }
+  }
+}
+
+/**
+ * Run an ingest under the store-wide ingest lease (one at a time, whoever starts it), edition by edition in date
+ * order, then mark coverage for refresh. An edition that fails stops the run; re-running completes it.
+ */
+export async function runIngest(deps: IngestJobDeps, req: IngestRequest, log: (line: string) => void = () => undefined): Promise<IngestReport[]> {
+  const owner = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const until = () => new Date(deps.now().getTime() + LEASE_SECONDS * 1000).toISOString();
+  if (!(await deps.ops.acquireLease(LEASE, owner, until(), deps.now().toISOString()))) {
+    throw new Error('another ingest is running against this store; try again when it has finished');
+  }
+  try {
+    const editions = (await editionsOf(req, deps.now())).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    const reports: IngestReport[] = [];
+    for (const edition of editions) {
+      await deps.ops.acquireLease(LEASE, owner, until(), deps.now().toISOString());
+      const report = await ingestEdition(deps, edition);
+      reports.push(report);
+      log(
+        `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
+          `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed`,
+      );
+    }
+    await deps.ops.markCoverageDirty(deps.now().toISOString());
+    return reports;
+  } finally {
+    await deps.ops.releaseLease(LEASE, owner).catch(() => undefined);
+  }
+}

@@ -1,0 +1,113 @@
+import { collectionsOf } from './collections.ts';
+import { type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from './model.ts';
+import type { VersionStore } from './ports.ts';
+import { resolveCitation } from './resolve-citation.ts';
+import { localDateOf } from '#shared/dates.ts';
+import { AppError } from '#shared/errors.ts';
+
+export interface LookupParams {
+  jurisdiction: string;
+  citation: string;
+  /** YYYY-MM-DD, already validated; the caller supplies today's UTC date when the client gave none. */
+  asOf: string;
+  corpus?: Corpus;
+}
+
+export type SuggestionReason = 'earliest-version' | 'latest-version' | 'next-version' | 'similar-key';
+
+export interface Suggestion {
+  citation: string;
+  display: string;
+  validFrom: string;
+  validTo: string;
+  versionLabel: string;
+  reason: SuggestionReason;
+}
+
+const MAX_SUGGESTIONS = 5;
+
+/** The version in force on `asOf`, or a 404 that says why (never the nearest version instead). */
+export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<SectionVersion> {
+  const { jurisdiction, citation, asOf, corpus } = params;
+  const resolved = resolveCitation(jurisdiction, citation, corpus);
+
+  if (resolved.kind !== 'key') {
+    await assertCarried(store, jurisdiction, corpus);
+    const hint =
+      resolved.kind === 'foreign'
+        ? ` '${citation}' is a citation of jurisdiction '${resolved.collection.jurisdiction}' (${resolved.collection.name}), not '${jurisdiction}'.`
+        : ` It is not a key or citation form of ${describeCollections(jurisdiction, corpus)}.`;
+    throw new AppError('no_edition_on_file', `No section '${citation}' is on file for ${jurisdiction}.${hint}`);
+  }
+
+  const { collection, key } = resolved;
+  await assertCarried(store, jurisdiction, collection.corpus);
+  const ref: SectionRef = { jurisdiction, corpus: collection.corpus, key };
+  const found = await store.findInForce(ref, asOf);
+  if (found) return found;
+
+  const versions = await store.listVersions(ref);
+  if (versions.length > 0) {
+    throw new AppError(
+      'no_edition_on_file',
+      `${collection.display(key)} has no version in force on ${asOf}; versions on file run ${spanText(versions)}.`,
+      { didYouMean: versionSuggestions(versions, asOf) },
+    );
+  }
+  const similar = await similarKeys(store, ref, asOf);
+  const sameCollection = similar.filter((s) => collection.ownsKey(s.citation));
+  if (sameCollection.length === 0) {
+    // Keys sort by collection, so a carried collection always has neighbours of its own.
+    throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file: ${collection.name} is not a carried collection. See /law/coverage for what is.`, { didYouMean: [] });
+  }
+  throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file.`, { didYouMean: sameCollection });
+}
+
+async function assertCarried(store: VersionStore, jurisdiction: string, corpus: Corpus | undefined): Promise<void> {
+  if (await store.carries(jurisdiction, corpus)) return;
+  const what = corpus ? `the ${corpus} corpus` : 'any corpus';
+  throw new AppError('not_carried', `Nothing of ${what} is carried for jurisdiction '${jurisdiction}'. See /law/coverage for what is.`);
+}
+
+function describeCollections(jurisdiction: string, corpus?: Corpus): string {
+  const names = collectionsOf(jurisdiction, corpus).map((c) => c.name);
+  return names.length ? names.join(', ') : `any collection of ${jurisdiction}`;
+}
+
+const spanText = (versions: VersionSummary[]): string => {
+  const ranges = versions.map((v) => `${localDateOf(v.validFrom)}–${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`);
+  return ranges.length > 4 ? `${ranges.slice(0, 2).join(', ')}, … ${ranges.at(-1)} (${ranges.length} versions)` : ranges.join(', ');
+};
+
+const suggestion = (v: VersionSummary, reason: SuggestionReason): Suggestion => ({
+  citation: v.citation.key,
+  display: v.citation.display,
+  validFrom: v.validFrom,
+  validTo: v.validTo,
+  versionLabel: v.versionLabel,
+  reason,
+});
+
+/** Where the key's versions lie relative to the asked date: the first one, the next one, the last one. */
+export function versionSuggestions(versions: readonly VersionSummary[], asOf: string): Suggestion[] {
+  const first = versions[0]!;
+  const last = versions.at(-1)!;
+  const out: Suggestion[] = [];
+  if (asOf < localDateOf(first.validFrom)) out.push(suggestion(first, 'earliest-version'));
+  else {
+    const next = versions.find((v) => localDateOf(v.validFrom) > asOf);
+    if (next) out.push(suggestion(next, 'next-version'));
+    if (last !== next) out.push(suggestion(last, 'latest-version'));
+  }
+  return out;
+}
+
+async function similarKeys(store: VersionStore, ref: SectionRef, asOf: string): Promise<Suggestion[]> {
+  const keys = await store.nearbyKeys(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
+  const lists = await Promise.all(keys.map((key) => store.listVersions({ ...ref, key })));
+  return lists.flatMap((versions) => {
+    if (!versions.length) return [];
+    const inForce = versions.find((v) => localDateOf(v.validFrom) <= asOf && asOf < localDateOf(v.validTo));
+    return [suggestion(inForce ?? versions.at(-1)!, 'similar-key')];
+  });
+}

@@ -1,0 +1,33 @@
+import { COLLECTIONS, collectionsOf, type Collection } from './collections.ts';
+import type { Corpus } from './model.ts';
+
+export type CitationResolution =
+  /** The citation names this key of this collection of the asked jurisdiction. */
+  | { kind: 'key'; collection: Collection; key: string }
+  /** A printed form of another jurisdiction's collection (e.g. a U.S.C. cite asked of `dc`). */
+  | { kind: 'foreign'; collection: Collection; key: string }
+  /** Nothing we can read as a citation of this jurisdiction. */
+  | { kind: 'unrecognised' };
+
+/**
+ * Read the `citation` parameter: a canonical key (`28-1291`, `22-404.05`, `frap-32`) or a common printed form
+ * (`28 U.S.C. § 1291`, `28 USC 1291`, `D.C. Code § 22-404.05`, `Fed. R. App. P. 32(a)(7)`), within `jurisdiction`
+ * and, when given, `corpus`. Printed forms win over bare keys because they name their collection.
+ */
+export function resolveCitation(jurisdiction: string, citation: string, corpus?: Corpus): CitationResolution {
+  const candidates = collectionsOf(jurisdiction, corpus);
+  for (const collection of candidates) {
+    const key = collection.parsePrinted(citation);
+    if (key) return { kind: 'key', collection, key };
+  }
+  for (const collection of candidates) {
+    const key = collection.normalizeKey(citation);
+    if (key) return { kind: 'key', collection, key };
+  }
+  for (const collection of COLLECTIONS) {
+    if (collection.jurisdiction === jurisdiction) continue;
+    const key = collection.parsePrinted(citation);
+    if (key) return { kind: 'foreign', collection, key };
+  }
+  return { kind: 'unrecognised' };
+}

@@ -1,0 +1,180 @@
+import { COLLECTIONS, collectionOfKey } from '#law/collections.ts';
+import { deriveSpans } from '#law/history.ts';
+import type { SectionVersion } from '#law/model.ts';
+import type { SearchIndex, VersionStore } from '#law/ports.ts';
+import { localDateOf } from '#shared/dates.ts';
+import { contentHash } from '#shared/hash.ts';
+import type { AuditFinding, AuditRun, CheckStatus, OpsStore, StoredAuditRun } from './ports.ts';
+
+/** The checks every collection gets; the search-index check runs once over the whole store. */
+export const CHECKS = [
+  'non-empty-bodies',
+  'attribution',
+  'interval-validity',
+  'no-overlaps',
+  'gaps-explained',
+  'content-hash',
+  'size-outliers',
+  'history-matches-versions',
+  'provenance-complete',
+] as const;
+type CheckName = (typeof CHECKS)[number] | 'search-index-in-sync';
+
+/** Bodies shorter than this for an active section are suspicious stubs; longer than OUTLIER_FACTOR × the median, outliers. */
+const STUB_CHARS = 40;
+const OUTLIER_FACTOR = 50;
+
+interface ScopeStats {
+  scope: string;
+  jurisdiction: string;
+  rows: number;
+  chars: number[];
+  problems: Map<CheckName, string[]>;
+  unexplainedEmpty: number;
+  misattributed: number;
+}
+
+interface Interval {
+  from: string;
+  to: string;
+}
+
+export interface AuditDeps {
+  versions: VersionStore;
+  search: SearchIndex;
+  ops: OpsStore;
+  now: () => Date;
+}
+
+/** Audit the stored data (not the law): one run per jurisdiction plus one over everything, each stored. */
+export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): Promise<StoredAuditRun[]> {
+  const ranAt = deps.now().toISOString();
+  const scopes = new Map<string, ScopeStats>();
+  const intervals = new Map<string, { scope: ScopeStats; list: Interval[] }>();
+  let versionCount = 0;
+
+  const scopeFor = (v: SectionVersion): ScopeStats => {
+    const c = collectionOfKey(v.citation.jurisdiction, v.citation.corpus, v.citation.key);
+    const name = `${v.citation.jurisdiction}/${v.citation.corpus}/${c?.id ?? 'unknown-collection'}`;
+    let s = scopes.get(name);
+    if (!s) {
+      s = { scope: name, jurisdiction: v.citation.jurisdiction, rows: 0, chars: [], problems: new Map(), unexplainedEmpty: 0, misattributed: 0 };
+      scopes.set(name, s);
+    }
+    return s;
+  };
+  const flag = (s: ScopeStats, check: CheckName, what: string) => {
+    const list = s.problems.get(check) ?? [];
+    list.push(what);
+    s.problems.set(check, list);
+  };
+
+  for await (const v of deps.versions.scanVersions()) {
+    versionCount++;
+    const s = scopeFor(v);
+    const id = `${v.citation.key}@${localDateOf(v.validFrom)}`;
+    s.rows++;
+    s.chars.push(v.bodyText.length);
+    if (v.status === 'active' && v.bodyText.trim() === '') {
+      s.unexplainedEmpty++;
+      flag(s, 'non-empty-bodies', id);
+    }
+    const owner = collectionOfKey(v.citation.jurisdiction, v.citation.corpus, v.citation.key);
+    if (!owner || owner.display(v.citation.key) !== v.citation.display) {
+      s.misattributed++;
+      flag(s, 'attribution', id);
+    }
+    if (localDateOf(v.validTo) <= localDateOf(v.validFrom)) flag(s, 'interval-validity', id);
+    if (v.provenance.contentHash !== contentHash(v.bodyText)) flag(s, 'content-hash', id);
+    if (v.status === 'active' && v.bodyText.length > 0 && v.bodyText.length < STUB_CHARS) flag(s, 'size-outliers', `${id} (${v.bodyText.length} chars)`);
+    const p = v.provenance;
+    if (!p.sourceUrl || !p.retrievedAt || !p.versionLabel || !p.sourceSystem) flag(s, 'provenance-complete', id);
+
+    const keyId = `${v.citation.jurisdiction}#${v.citation.corpus}#${v.citation.key}`;
+    const entry = intervals.get(keyId) ?? { scope: s, list: [] };
+    entry.list.push({ from: localDateOf(v.validFrom), to: localDateOf(v.validTo) });
+    intervals.set(keyId, entry);
+  }
+
+  for (const s of scopes.values()) {
+    const sorted = [...s.chars].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+    const huge = s.chars.filter((n) => median > 0 && n > median * OUTLIER_FACTOR).length;
+    if (huge) flag(s, 'size-outliers', `${huge} bodies over ${OUTLIER_FACTOR}× the median of ${median} chars`);
+  }
+
+  const explainedGaps = new Map<string, Set<string>>();
+  const derived = new Map<string, Interval[]>();
+  for await (const h of deps.versions.scanHistories()) {
+    const keyId = `${h.jurisdiction}#${h.corpus}#${h.key}`;
+    explainedGaps.set(keyId, new Set(h.observations.filter((o) => o.identity === null).map((o) => o.date)));
+    derived.set(keyId, deriveSpans(h.observations).map((sp) => ({ from: sp.from, to: sp.to ?? '9999-12-31' })));
+  }
+
+  for (const [keyId, { scope, list }] of intervals) {
+    list.sort((a, b) => (a.from < b.from ? -1 : 1));
+    const key = keyId.split('#')[2];
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1]!;
+      const cur = list[i]!;
+      if (cur.from < prev.to) flag(scope, 'no-overlaps', `${key} ${prev.from}–${prev.to} overlaps ${cur.from}`);
+      else if (cur.from > prev.to && !explainedGaps.get(keyId)?.has(prev.to)) flag(scope, 'gaps-explained', `${key} ${prev.to}–${cur.from}`);
+    }
+    const expected = derived.get(keyId);
+    const same = expected && expected.length === list.length && expected.every((e, i) => e.from === list[i]!.from && e.to === list[i]!.to);
+    if (!same) flag(scope, 'history-matches-versions', `${key}: stored ${list.length} versions, history implies ${expected?.length ?? 0}`);
+  }
+  for (const [keyId, expected] of derived) {
+    if (expected.length && !intervals.has(keyId)) {
+      const [j, corpus, key] = keyId.split('#') as [string, string, string];
+      const c = COLLECTIONS.find((x) => x.jurisdiction === j && x.corpus === corpus && x.ownsKey(key));
+      const s = [...scopes.values()].find((x) => x.scope === `${j}/${corpus}/${c?.id ?? 'unknown-collection'}`);
+      if (s) flag(s, 'history-matches-versions', `${key}: history implies ${expected.length} versions, none stored`);
+    }
+  }
+
+  const indexed = await deps.search.count();
+  const searchFinding = indexed === versionCount ? null : finding('search', 'search-index-in-sync', 'warn', `search index holds ${indexed} documents for ${versionCount} versions; run \`asof reindex\``, versionCount, [], 0, 0);
+
+  const findingsOf = (s: ScopeStats): AuditFinding[] =>
+    CHECKS.flatMap((check) => {
+      const problems = s.problems.get(check);
+      if (!problems?.length) return [];
+      const status: CheckStatus = check === 'gaps-explained' || check === 'size-outliers' ? 'warn' : 'fail';
+      const sample = problems.slice(0, 10).join('; ');
+      const detail = `${problems.length} problem(s): ${sample}${problems.length > 10 ? '; …' : ''}`;
+      return [finding(s.scope, check, status, detail, s.rows, s.chars, s.unexplainedEmpty, s.misattributed)];
+    });
+
+  const jurisdictions = [...new Set([...scopes.values()].map((s) => s.jurisdiction))].sort();
+  const runs: StoredAuditRun[] = [];
+  for (const j of [...jurisdictions, 'all']) {
+    const inScope = [...scopes.values()].filter((s) => j === 'all' || s.jurisdiction === j);
+    const findings = inScope.flatMap(findingsOf);
+    if (j === 'all' && searchFinding) findings.push(searchFinding);
+    const totalChecks = inScope.length * CHECKS.length + (j === 'all' ? 1 : 0);
+    const warned = findings.filter((f) => f.status === 'warn').length;
+    const failed = findings.filter((f) => f.status === 'fail').length;
+    const stored: StoredAuditRun = {
+      run: { ranAt, jurisdiction: j, trigger, totalChecks, passed: totalChecks - warned - failed, warned, failed },
+      findings,
+    };
+    await deps.ops.putAuditRun(stored);
+    runs.push(stored);
+  }
+  return runs;
+}
+
+function finding(scope: string, check: CheckName, status: CheckStatus, detail: string, rows: number, chars: number[], unexplainedEmpty: number, misattributed: number): AuditFinding {
+  return {
+    scope,
+    check_name: check,
+    status,
+    detail,
+    rows,
+    avg_chars: chars.length ? Math.round(chars.reduce((a, b) => a + b, 0) / chars.length) : null,
+    max_chars: chars.length ? Math.max(...chars) : null,
+    unexplained_empty: unexplainedEmpty,
+    misattributed,
+  };
+}

@@ -1,0 +1,192 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { issueKey } from '#accounts/issue-key.ts';
+import type { AccountStore, ApiKeyRecord } from '#accounts/ports.ts';
+import { API_VERSION } from '#http/handlers/spec.ts';
+import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
+import { ROUTES } from '#http/routes.ts';
+import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
+import { ruleSetOf, type IngestRequest, type RuleSetId } from '#ingest/jobs.ts';
+import { callAdminJob } from './admin-socket.ts';
+import { findRunningServer, resolveDataDir } from './data-dir.ts';
+import { ADMIN_JOBS, openAccountStore, openLocalStores, serveLocal, type AdminJobName } from './local-runtime.ts';
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export interface CliFlags {
+  cwd: string;
+  port?: string;
+  host?: string;
+  'data-dir'?: string;
+  name?: string;
+  scopes?: string;
+  plan?: string;
+  test?: boolean;
+  json?: boolean;
+  date?: string;
+  label?: string;
+  'retrieved-at'?: string;
+  set?: string;
+  basis?: string;
+  write?: boolean;
+}
+
+export const DEFAULT_PORT = 8787;
+
+class UsageError extends Error {}
+
+const abs = (cwd: string, p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
+
+/** Runs one command; returns the process exit code. */
+export async function runCli(args: string[], flags: CliFlags, io: CliIo): Promise<number> {
+  const [command, sub, ...rest] = args;
+  const dataDir = resolveDataDir(flags['data-dir'] ? abs(flags.cwd, flags['data-dir']) : undefined);
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(flags, dataDir, io);
+      case 'keys':
+        return await keys(sub, rest, flags, dataDir, io);
+      case 'ingest':
+        if (!sub) throw new UsageError('ingest needs a source kind: uslm, dc-code or rules');
+        return await runJob('ingest', ingestRequest(sub, rest, flags), dataDir, io, flags.json);
+      case 'audit':
+      case 'probe':
+      case 'reindex':
+        return await runJob(command, {}, dataDir, io, flags.json);
+      case 'openapi':
+        return await openapi(flags, io);
+      default:
+        throw new UsageError(`unknown command '${command}' (try asof --help)`);
+    }
+  } catch (err) {
+    io.err(`asof ${command}: ${err instanceof Error ? err.message : String(err)}`);
+    return err instanceof UsageError ? 2 : 1;
+  }
+}
+
+async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<number> {
+  const port = Number(flags.port ?? process.env.PORT ?? DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${flags.port}')`);
+  const running = await findRunningServer(dataDir);
+  if (running) throw new Error(`a server (pid ${running.pid}) is already serving ${dataDir} at ${running.apiUrl}`);
+  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out });
+  await new Promise<void>((done) => {
+    const stop = () => {
+      io.out('asof: stopping');
+      server.close().then(done, done);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}
+
+function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRequest {
+  if (!paths.length) throw new UsageError(`ingest ${kind} needs at least one file`);
+  const files = paths.map((p) => abs(flags.cwd, p));
+  const retrievedAt = flags['retrieved-at'];
+  if (retrievedAt !== undefined && Number.isNaN(Date.parse(retrievedAt))) throw new UsageError(`--retrieved-at must be an ISO timestamp (got '${retrievedAt}')`);
+  if (flags.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.date)) throw new UsageError(`--date must be YYYY-MM-DD (got '${flags.date}')`);
+  const common = { ...(retrievedAt && { retrievedAt }), ...(flags.date && { date: flags.date }), ...(flags.label && { label: flags.label }) };
+  switch (kind) {
+    case 'uslm':
+      return { kind: 'uslm', files, ...common };
+    case 'dc-code':
+      if (files.length !== 1) throw new UsageError('ingest dc-code takes one MANIFEST.csv');
+      return { kind: 'dc-code', manifest: files[0]!, ...(retrievedAt && { retrievedAt }) };
+    case 'rules': {
+      const set = (flags.set ?? ruleSetOf(files[0]!)) as RuleSetId | null;
+      if (!set || !['frap', 'sup-ct', 'ndrappp'].includes(set)) throw new UsageError('ingest rules needs --set frap|sup-ct|ndrappp (or a folder named after the set)');
+      if (flags.basis !== undefined && !(TEMPORAL_BASES as readonly string[]).includes(flags.basis)) {
+        throw new UsageError(`--basis must be one of ${TEMPORAL_BASES.join(', ')}`);
+      }
+      return { kind: 'rules', set, paths: files, ...common, ...(flags.basis && { temporalBasis: flags.basis as TemporalBasis }) };
+    }
+    default:
+      throw new UsageError(`unknown source kind '${kind}' (uslm, dc-code, rules)`);
+  }
+}
+
+/** Through the running server's admin socket when there is one; otherwise on the stores directly. */
+async function runJob(job: AdminJobName, body: unknown, dataDir: string, io: CliIo, json?: boolean): Promise<number> {
+  const running = await findRunningServer(dataDir);
+  let result: unknown;
+  if (running) {
+    result = await callAdminJob(running.adminSocket, job, body, io.out);
+  } else {
+    const stores = await openLocalStores({ dataDir });
+    try {
+      result = await ADMIN_JOBS[job](stores)(body, io.out);
+    } finally {
+      await stores.close();
+    }
+  }
+  if (json) io.out(JSON.stringify(result, null, 2));
+  return 0;
+}
+
+async function withAccounts<T>(dataDir: string, fn: (store: AccountStore) => Promise<T>): Promise<T> {
+  const running = await findRunningServer(dataDir);
+  const opened = await openAccountStore(dataDir, running?.dynamoEndpoint);
+  try {
+    return await fn(opened.store);
+  } finally {
+    await opened.close();
+  }
+}
+
+const describeKey = (k: ApiKeyRecord) =>
+  `${k.id}  ${k.prefix}…  ${k.name}  scopes=${k.scopes.join(',')}${k.test ? '  test' : ''}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`;
+
+async function keys(sub: string | undefined, rest: string[], flags: CliFlags, dataDir: string, io: CliIo): Promise<number> {
+  switch (sub) {
+    case 'create': {
+      if (!flags.name) throw new UsageError('keys create needs --name NAME');
+      const scopes = flags.scopes ? flags.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const issued = await withAccounts(dataDir, (store) =>
+        issueKey(store, { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }) }, new Date()),
+      );
+      if (flags.json) io.out(JSON.stringify(issued));
+      else {
+        io.out(`Created ${issued.test ? 'test' : 'live'} key ${issued.id} (scopes: ${issued.scopes.join(', ')}). Copy it now; it is not shown again:`);
+        io.out(issued.key);
+      }
+      return 0;
+    }
+    case 'list': {
+      const list = await withAccounts(dataDir, (store) => store.listKeys());
+      if (flags.json) io.out(JSON.stringify(list.map(({ hash: _hash, ...k }) => k), null, 2));
+      else if (!list.length) io.out('no keys yet: asof keys create --name NAME');
+      else list.forEach((k) => io.out(describeKey(k)));
+      return 0;
+    }
+    case 'revoke': {
+      const id = rest[0];
+      if (!id) throw new UsageError('keys revoke needs a key id (see asof keys list)');
+      const revoked = await withAccounts(dataDir, (store) => store.revoke(id, new Date().toISOString()));
+      if (!revoked) throw new Error(`no key with id ${id}`);
+      io.out(`Revoked ${describeKey(revoked)}`);
+      return 0;
+    }
+    default:
+      throw new UsageError('keys takes create, list or revoke');
+  }
+}
+
+async function openapi(flags: CliFlags, io: CliIo): Promise<number> {
+  const doc = buildOpenApi(ROUTES, { serverUrl: `http://127.0.0.1:${DEFAULT_PORT}/v1`, version: API_VERSION });
+  if (!flags.write) {
+    io.out(openApiYaml(doc));
+    return 0;
+  }
+  const dir = join(flags.cwd, 'openapi');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'openapi.yaml'), openApiYaml(doc));
+  await writeFile(join(dir, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
+  io.out(`wrote ${join(dir, 'openapi.yaml')} and openapi.json`);
+  return 0;
+}

@@ -1,0 +1,209 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { unmeteredMeter } from '#accounts/meter.ts';
+import type { AccountStore } from '#accounts/ports.ts';
+import { runIngest, type IngestRequest } from '#ingest/jobs.ts';
+import { createLocalServer } from '#http/local-server.ts';
+import { PAGES } from '#http/pages/permalink.ts';
+import { ROUTES } from '#http/routes.ts';
+import { COLLECTIONS } from '#law/collections.ts';
+import type { SearchIndex, VersionStore } from '#law/ports.ts';
+import { runAudit } from '#ops/audit.ts';
+import { CoverageService } from '#ops/coverage.ts';
+import { PROBE_INTERVAL_SECONDS, probeCorpus } from '#ops/health.ts';
+import type { OpsStore } from '#ops/ports.ts';
+import { reindex } from '#ops/reindex.ts';
+import { listenAdminSocket, type AdminJob } from './admin-socket.ts';
+import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
+import { openEmbeddedStores, openEmbeddedAccountStore, type EmbeddedStores } from './embedded-stores.ts';
+import type { Services } from './services.ts';
+
+export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
+const COVERAGE_SCHEDULE_MS = 15 * 60_000;
+const AUDIT_SCHEDULE_MS = 6 * 3600_000;
+const SAMPLE_STARTED = 'sample-corpus-started';
+const SAMPLE_LOADED = 'sample-corpus-loaded';
+
+export interface LocalStores extends EmbeddedStores {
+  now: () => Date;
+}
+
+export async function openLocalStores(opts: { dataDir: string | null; now?: () => Date }): Promise<LocalStores> {
+  const stores = await openEmbeddedStores(opts.dataDir);
+  return { ...stores, now: opts.now ?? (() => new Date()) };
+}
+
+export async function openAccountStore(dataDir: string, runningEndpoint?: string): Promise<{ store: AccountStore; close(): Promise<void> }> {
+  return openEmbeddedAccountStore(dataDir, runningEndpoint);
+}
+
+export type AdminJobName = 'ingest' | 'audit' | 'probe' | 'reindex';
+
+/** Jobs another `asof` command can ask of the stores, directly or through the running server. */
+export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob> = {
+  ingest: (stores) => async (body, log) => {
+    const reports = await runIngest(stores, body as IngestRequest, log);
+    await afterIngest(stores, log);
+    return reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes }));
+  },
+  audit: (stores) => async (_body, log) => {
+    const runs = await runAudit(stores, 'manual');
+    for (const { run, findings } of runs) {
+      log(`${run.jurisdiction}: ${run.passed}/${run.totalChecks} checks passed, ${run.warned} warned, ${run.failed} failed`);
+      for (const f of findings) log(`  ${f.status} ${f.scope} ${f.check_name}: ${f.detail}`);
+    }
+    return runs;
+  },
+  probe: (stores) => async (_body, log) => {
+    const verdict = await probeCorpus(stores, { force: true });
+    log(`corpus probe: ${verdict.reachable ? 'reachable' : 'NOT reachable'} (${verdict.detail})`);
+    return verdict;
+  },
+  reindex: (stores) => async (_body, log) => reindex(stores, log),
+};
+
+/** After an ingest: fresh coverage numbers and an audit, so the public endpoints describe the new state. */
+async function afterIngest(stores: LocalStores, log: (line: string) => void): Promise<void> {
+  await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();
+  const runs = await runAudit(stores, 'ingest');
+  const all = runs.find((r) => r.run.jurisdiction === 'all')!.run;
+  log(`audit: ${all.passed}/${all.totalChecks} checks passed, ${all.warned} warned, ${all.failed} failed`);
+}
+
+async function carriesAnything(versions: VersionStore): Promise<boolean> {
+  for (const j of new Set(COLLECTIONS.map((c) => c.jurisdiction))) if (await versions.carries(j)) return true;
+  return false;
+}
+
+/**
+ * On a data dir that holds nothing, ingest the bundled sample corpus; resume one that was interrupted (the ingest is
+ * idempotent). A data dir holding the operator's own data, or a completed sample load, is left alone.
+ */
+export async function loadSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
+  if (await stores.ops.getMarker(SAMPLE_LOADED)) return false;
+  const resuming = await stores.ops.getMarker(SAMPLE_STARTED);
+  if (!resuming && (await carriesAnything(stores.versions))) return false; // the operator's own data: leave it alone
+  await stores.ops.putMarker(SAMPLE_STARTED, stores.now().toISOString());
+  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { retrievedAt: string; ingest: IngestRequest[] };
+  log(`asof: first start on this data dir: loading the bundled sample corpus (${SAMPLE_DIR})`);
+  for (const req of manifest.ingest) {
+    const at = (p: string) => join(SAMPLE_DIR, p);
+    const absolute: IngestRequest =
+      req.kind === 'uslm'
+        ? { ...req, files: req.files.map(at) }
+        : req.kind === 'dc-code'
+          ? { ...req, manifest: at(req.manifest) }
+          : { ...req, paths: req.paths.map(at) };
+    await runIngest(stores, { ...absolute, retrievedAt: manifest.retrievedAt }, (line) => log(`  ${line}`));
+  }
+  await afterIngest(stores, log);
+  const coverage = await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();
+  for (const r of coverage.records) {
+    log(`  loaded ${r.jurisdiction}/${r.corpus} ${r.name}: ${r.sections} sections, ${r.versions} versions, from ${r.coverageFrom}, latest ${r.latestVersion}`);
+  }
+  await stores.ops.putMarker(SAMPLE_LOADED, stores.now().toISOString());
+  return true;
+}
+
+export interface LocalServer {
+  url: string;
+  port: number;
+  services: Services;
+  stores: LocalStores;
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** null = everything in memory (tests). */
+  dataDir: string | null;
+  port: number;
+  host?: string;
+  log?: (line: string) => void;
+  now?: () => Date;
+  /** Load the bundled sample corpus on a first start (default true). */
+  sample?: boolean;
+  /** Run the probe, coverage and audit schedules (default true). */
+  schedules?: boolean;
+  logger?: Logger;
+}
+
+/** `asof serve`: the whole API on embedded stores, the admin socket for other `asof` commands, and the schedules. */
+export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
+  const log = opts.log ?? (() => undefined);
+  const started = Date.now();
+  if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
+  const stores = await openLocalStores({ dataDir: opts.dataDir, ...(opts.now && { now: opts.now }) });
+  if (opts.sample ?? true) await loadSampleIfNeeded(stores, log);
+
+  const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
+  const background = new Set<Promise<unknown>>();
+  const behind = (task: () => Promise<unknown>) => {
+    const p = task()
+      .catch((err: unknown) => logger.warn('background task failed', { error: err }))
+      .finally(() => background.delete(p));
+    background.add(p);
+  };
+  const coverage = new CoverageService({ ...stores, refreshBehind: behind });
+  const services: Services = {
+    site: { siteUrl: '', baseUrl: '' },
+    now: stores.now,
+    versions: stores.versions,
+    search: stores.search,
+    ops: stores.ops,
+    accounts: stores.accounts,
+    coverage,
+    meter: unmeteredMeter,
+    logger,
+  };
+  const server = createLocalServer({ services, routes: ROUTES, pages: PAGES });
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port, opts.host ?? '127.0.0.1', () => done());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1';
+  const siteUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  services.site.siteUrl = siteUrl;
+  services.site.baseUrl = `${siteUrl}/v1`;
+
+  const timers: NodeJS.Timeout[] = [];
+  let admin: Server | null = null;
+  if (opts.schedules ?? true) {
+    behind(() => probeCorpus(stores, { force: true }));
+    timers.push(setInterval(() => behind(() => probeCorpus(stores)), PROBE_INTERVAL_SECONDS * 1000));
+    timers.push(setInterval(() => behind(() => coverage.refresh()), COVERAGE_SCHEDULE_MS));
+    timers.push(setInterval(() => behind(() => runAudit(stores, 'schedule')), AUDIT_SCHEDULE_MS));
+    timers.forEach((t) => t.unref());
+  }
+  if (opts.dataDir) {
+    const socket = adminSocketPath(opts.dataDir);
+    const jobs = Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(stores)]));
+    admin = await listenAdminSocket(socket, jobs);
+    await writeRuntimeInfo(opts.dataDir, { pid: process.pid, apiUrl: services.site.baseUrl, dynamoEndpoint: stores.dynamoEndpoint, adminSocket: socket, startedAt: new Date().toISOString() });
+  }
+  log(`asof: serving ${services.site.baseUrl} (data dir ${opts.dataDir ?? 'in memory'}; ${COLLECTIONS.length} collections known; ready in ${Date.now() - started} ms)`);
+
+  return {
+    url: services.site.baseUrl,
+    port,
+    services,
+    stores,
+    async close() {
+      timers.forEach(clearInterval);
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+      if (admin) await new Promise<void>((done) => admin!.close(() => done()));
+      await Promise.allSettled([...background]);
+      if (opts.dataDir) await removeRuntimeInfo(opts.dataDir);
+      await stores.close();
+    },
+  };
+}
+
+export type { VersionStore, SearchIndex, OpsStore };

@@ -1,0 +1,226 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
+import { assertItemFits, guarded, isConditionFailure } from './client.ts';
+
+/*
+ * Items of the ops table:
+ *   coverage   pk 'coverage'               sk 'current'   the CoverageCache's fields
+ *   health     pk 'health'                 sk 'current'   the HealthVerdict's fields
+ *   audit run  pk `audit#${jurisdiction}`  sk ranAt as a UTC instant (sorts by time)   { run, findings }
+ *   lease      pk 'lease'                  sk name        { owner, until, untilMs }
+ *   marker     pk 'marker'                 sk name        { value }
+ * `expiresAt` (epoch seconds) lets DynamoDB drop old audit runs and long-dead leases; nothing depends on it.
+ */
+type Item = Record<string, unknown>;
+
+const COVERAGE = { pk: 'coverage', sk: 'current' };
+const HEALTH = { pk: 'health', sk: 'current' };
+const auditPk = (jurisdiction: string): string => `audit#${jurisdiction}`;
+const leaseKey = (name: string) => ({ pk: 'lease', sk: name });
+const markerKey = (name: string) => ({ pk: 'marker', sk: name });
+
+const AUDIT_RETENTION_DAYS = 400;
+const LEASE_RETENTION_DAYS = 1;
+
+function instantOf(iso: string, what: string): number {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw new Error(`${what} '${iso}' is not an ISO 8601 timestamp`);
+  return ms;
+}
+
+const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
+const DAY_MS = 86_400_000;
+
+function fieldsOf<T>(item: Item): T {
+  const { pk: _pk, sk: _sk, expiresAt: _expiresAt, ...rest } = item;
+  return rest as T;
+}
+
+export class DynamoOpsStore implements OpsStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private call<T>(op: () => Promise<T>): Promise<T> {
+    return guarded('ops', op);
+  }
+
+  private async get(key: { pk: string; sk: string }): Promise<Item | null> {
+    const out = await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })));
+    return out.Item ?? null;
+  }
+
+  private async put(item: Item): Promise<void> {
+    await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item })));
+  }
+
+  async getCoverage(): Promise<CoverageCache | null> {
+    const item = await this.get(COVERAGE);
+    return item ? fieldsOf<CoverageCache>(item) : null;
+  }
+
+  async putCoverage(cache: CoverageCache, computeStartedAt?: string): Promise<void> {
+    const item = { ...COVERAGE, ...cache };
+    assertItemFits(item, 'the coverage cache');
+    if (computeStartedAt === undefined) return this.put(item);
+    try {
+      // Overwrite unless an ingest dirtied the cache after these numbers started being computed.
+      await this.call(() =>
+        this.doc.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(#d) OR attribute_type(#d, :null) OR #d < :started',
+            ExpressionAttributeNames: { '#d': 'dirtySince' },
+            ExpressionAttributeValues: { ':null': 'NULL', ':started': computeStartedAt },
+          }),
+        ),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const stored = await this.getCoverage();
+      await this.put({ ...item, dirtySince: stored?.dirtySince ?? computeStartedAt });
+    }
+  }
+
+  async markCoverageDirty(at: string): Promise<void> {
+    // Only a cache that exists and is not dirty yet: the earliest change since the numbers were computed is the one that counts.
+    try {
+      await this.call(() =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: COVERAGE,
+            UpdateExpression: 'SET #dirtySince = :at',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#dirtySince) OR attribute_type(#dirtySince, :null))',
+            ExpressionAttributeNames: { '#dirtySince': 'dirtySince' },
+            ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+          }),
+        ),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  async putAuditRun(stored: StoredAuditRun): Promise<void> {
+    const ranAtMs = instantOf(stored.run.ranAt, 'audit run ranAt');
+    const item: Item = {
+      pk: auditPk(stored.run.jurisdiction),
+      sk: new Date(ranAtMs).toISOString(),
+      run: stored.run,
+      findings: stored.findings,
+      expiresAt: epochSeconds(ranAtMs + AUDIT_RETENTION_DAYS * DAY_MS),
+    };
+    assertItemFits(item, `audit run ${stored.run.jurisdiction} ${stored.run.ranAt}`);
+    await this.put(item);
+  }
+
+  async latestAuditRun(jurisdiction: string): Promise<StoredAuditRun | null> {
+    const out = await this.call(() =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': auditPk(jurisdiction) },
+          ScanIndexForward: false,
+          Limit: 1,
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const item = out.Items?.[0];
+    return item ? { run: item.run as AuditRun, findings: item.findings as StoredAuditRun['findings'] } : null;
+  }
+
+  async auditHistory(jurisdiction: string, limit: number): Promise<AuditRun[]> {
+    const runs: AuditRun[] = [];
+    let start: Record<string, unknown> | undefined;
+    // Pages end at 1 MB read (findings included, before projection): keep going until `limit` runs or the end.
+    while (runs.length < limit) {
+      const out = await this.call(() =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': auditPk(jurisdiction) },
+            ProjectionExpression: '#run',
+            ExpressionAttributeNames: { '#run': 'run' },
+            ScanIndexForward: false,
+            Limit: limit - runs.length,
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      runs.push(...(out.Items ?? []).map((item) => item.run as AuditRun));
+      start = out.LastEvaluatedKey;
+      if (!start) break;
+    }
+    return runs.slice(0, Math.max(0, limit));
+  }
+
+  async getHealthVerdict(): Promise<HealthVerdict | null> {
+    const item = await this.get(HEALTH);
+    return item ? fieldsOf<HealthVerdict>(item) : null;
+  }
+
+  async putHealthVerdict(verdict: HealthVerdict): Promise<void> {
+    await this.put({ ...HEALTH, ...verdict });
+  }
+
+  async acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean> {
+    const untilMs = instantOf(until, 'lease until');
+    try {
+      await this.call(() =>
+        this.doc.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...leaseKey(name), owner, until, untilMs, expiresAt: epochSeconds(untilMs + LEASE_RETENTION_DAYS * DAY_MS) },
+            // Instants compare as numbers: `until` and `now` may be written with different offsets or precision.
+            ConditionExpression: 'attribute_not_exists(pk) OR #untilMs < :now OR #owner = :owner',
+            ExpressionAttributeNames: { '#untilMs': 'untilMs', '#owner': 'owner' },
+            ExpressionAttributeValues: { ':now': instantOf(now, 'lease now'), ':owner': owner },
+          }),
+        ),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    try {
+      await this.call(() =>
+        this.doc.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: leaseKey(name),
+            ConditionExpression: '#owner = :owner',
+            ExpressionAttributeNames: { '#owner': 'owner' },
+            ExpressionAttributeValues: { ':owner': owner },
+          }),
+        ),
+      );
+    } catch (err) {
+      // Someone else's lease (ours expired and was taken) or none at all: nothing of ours to release.
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })));
+  }
+
+  async getMarker(name: string): Promise<string | null> {
+    const item = await this.get(markerKey(name));
+    return typeof item?.value === 'string' ? item.value : null;
+  }
+
+  async putMarker(name: string, value: string): Promise<void> {
+    await this.put({ ...markerKey(name), value });
+  }
+}

@@ -1,0 +1,352 @@
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { COLLECTIONS } from '#law/collections.ts';
+import { CORPORA, refId, type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
+import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
+import { addDays, localDateOf } from '#shared/dates.ts';
+import { ConcurrentUpdateError } from '#shared/errors.ts';
+import { assertItemFits, chunk, forEachBounded, guarded, isConditionFailure, untilProcessed } from './client.ts';
+
+/*
+ * One table, three kinds of item (attribute `itemKind`), each domain object stored whole beside its keys:
+ *   version  pk `${jurisdiction}#${corpus}#${key}`   sk validFrom (ISO with offset: sorts by its local date)
+ *   history  pk `hist#${jurisdiction}#${corpus}`      sk key
+ *   edition  pk `edition#${collection}`               sk `${date}#${id}`
+ * Point reads and queries are strongly consistent, so a lookup never sees an ingest's writes out of order; scans
+ * (whole-store jobs) are not.
+ */
+type Item = Record<string, unknown>;
+type ItemKind = 'version' | 'history' | 'edition';
+type Key = { pk: string; sk: string };
+
+const versionKey = (ref: SectionRef, validFrom: string): Key => ({ pk: refId(ref), sk: validFrom });
+const historyPk = (jurisdiction: string, corpus: Corpus): string => `hist#${jurisdiction}#${corpus}`;
+const editionPk = (collection: string): string => `edition#${collection}`;
+const describeVersion = (ref: SectionRef, validFrom: string): string => `version ${refId(ref)} valid from ${validFrom}`;
+
+function domainOf<T>(item: Item): T {
+  const { pk: _pk, sk: _sk, itemKind: _kind, ...rest } = item;
+  return rest as T;
+}
+
+const BATCH_WRITE_MAX = 25;
+const BATCH_GET_MAX = 100;
+const WRITE_CONCURRENCY = 16;
+const READ_CONCURRENCY = 4;
+
+interface PlannedWrite {
+  write: StoreWrite;
+  key: Key;
+  /** The put's item, built (and size-checked) before anything is written. */
+  item?: Item;
+}
+
+export class DynamoVersionStore implements VersionStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private call<T>(op: () => Promise<T>): Promise<T> {
+    return guarded('versions', op);
+  }
+
+  async findInForce(ref: SectionRef, date: string): Promise<SectionVersion | null> {
+    // The latest version starting on or before `date`: sk begins with the local date, so `sk < date+1` selects them.
+    const out = await this.call(() =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk < :nextDay',
+          ExpressionAttributeValues: { ':pk': refId(ref), ':nextDay': addDays(date, 1) },
+          ScanIndexForward: false,
+          Limit: 1,
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const item = out.Items?.[0];
+    if (!item) return null;
+    const version = domainOf<SectionVersion>(item);
+    return date < localDateOf(version.validTo) ? version : null;
+  }
+
+  async listVersions(ref: SectionRef): Promise<VersionSummary[]> {
+    const summaries: VersionSummary[] = [];
+    const pages = this.query({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': refId(ref) },
+      // Never the texts: a key's list stays small however long its sections are.
+      ProjectionExpression: '#citation, #catchline, #status, #validFrom, #validTo, #temporalBasis, #provenance.#versionLabel, #provenance.#contentHash',
+      ExpressionAttributeNames: {
+        '#citation': 'citation',
+        '#catchline': 'catchline',
+        '#status': 'status',
+        '#validFrom': 'validFrom',
+        '#validTo': 'validTo',
+        '#temporalBasis': 'temporalBasis',
+        '#provenance': 'provenance',
+        '#versionLabel': 'versionLabel',
+        '#contentHash': 'contentHash',
+      },
+    });
+    for await (const item of pages) {
+      const v = item as Pick<SectionVersion, 'citation' | 'catchline' | 'status' | 'validFrom' | 'validTo' | 'temporalBasis'> & {
+        provenance: { versionLabel: string; contentHash: string };
+      };
+      summaries.push({
+        citation: v.citation,
+        catchline: v.catchline,
+        status: v.status,
+        validFrom: v.validFrom,
+        validTo: v.validTo,
+        temporalBasis: v.temporalBasis,
+        versionLabel: v.provenance.versionLabel,
+        contentHash: v.provenance.contentHash,
+      });
+    }
+    return summaries;
+  }
+
+  async getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null> {
+    const out = await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: versionKey(ref, validFrom), ConsistentRead: true })),
+    );
+    return out.Item ? domainOf<SectionVersion>(out.Item) : null;
+  }
+
+  async nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const pk = historyPk(jurisdiction, corpus);
+    const [before, after] = await Promise.all([this.keysBeside(pk, key, 'before', limit), this.keysBeside(pk, key, 'after', limit)]);
+    // Alternate sides, nearest first; a side that runs out leaves its share to the other.
+    let fromBefore = 0;
+    let fromAfter = 0;
+    while (fromBefore + fromAfter < limit && (fromBefore < before.length || fromAfter < after.length)) {
+      if (fromBefore < before.length && (fromBefore <= fromAfter || fromAfter >= after.length)) fromBefore++;
+      else fromAfter++;
+    }
+    return [...before.slice(0, fromBefore).reverse(), ...after.slice(0, fromAfter)];
+  }
+
+  /** Up to `limit` keys nearest `key` on one side, nearest first. */
+  private async keysBeside(pk: string, key: string, side: 'before' | 'after', limit: number): Promise<string[]> {
+    const keys: string[] = [];
+    const pages = this.query(
+      {
+        KeyConditionExpression: side === 'before' ? 'pk = :pk AND sk < :key' : 'pk = :pk AND sk > :key',
+        ExpressionAttributeValues: { ':pk': pk, ':key': key },
+        ProjectionExpression: 'sk',
+        ScanIndexForward: side === 'after',
+      },
+      () => limit - keys.length,
+    );
+    for await (const item of pages) {
+      keys.push(item.sk as string);
+      if (keys.length >= limit) break;
+    }
+    return keys;
+  }
+
+  async carries(jurisdiction: string, corpus?: Corpus): Promise<boolean> {
+    const corpora = corpus ? [corpus] : CORPORA;
+    const found = await Promise.all(
+      corpora.map(async (c) => {
+        const out = await this.call(() =>
+          this.doc.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': historyPk(jurisdiction, c) },
+              ProjectionExpression: 'sk',
+              Limit: 1,
+              ConsistentRead: true,
+            }),
+          ),
+        );
+        return (out.Items?.length ?? 0) > 0;
+      }),
+    );
+    return found.some(Boolean);
+  }
+
+  async getHistories(jurisdiction: string, corpus: Corpus, keys: readonly string[]): Promise<Map<string, KeyHistory>> {
+    const found = new Map<string, KeyHistory>();
+    const pk = historyPk(jurisdiction, corpus);
+    const unique = [...new Set(keys)]; // BatchGetItem rejects a request that names an item twice
+    await forEachBounded(chunk(unique, BATCH_GET_MAX), READ_CONCURRENCY, (part) =>
+      untilProcessed<Key>(
+        'getHistories',
+        part.map((sk) => ({ pk, sk })),
+        async (pending) => {
+          const out = await this.call(() =>
+            this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
+          );
+          for (const item of out.Responses?.[this.tableName] ?? []) {
+            const history = domainOf<KeyHistory>(item);
+            found.set(history.key, history);
+          }
+          return (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
+        },
+      ),
+    );
+    return found;
+  }
+
+  async *historiesWithPrefix(jurisdiction: string, corpus: Corpus, prefix: string): AsyncIterable<KeyHistory> {
+    // DynamoDB refuses an empty string in a key condition: the empty prefix is the whole partition.
+    const pages = this.query({
+      KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': historyPk(jurisdiction, corpus), ...(prefix && { ':prefix': prefix }) },
+    });
+    for await (const item of pages) yield domainOf<KeyHistory>(item);
+  }
+
+  async putHistory(history: KeyHistory): Promise<void> {
+    const item: Item = { pk: historyPk(history.jurisdiction, history.corpus), sk: history.key, itemKind: 'history', ...history, rev: history.rev + 1 };
+    const what = `key history ${history.jurisdiction}#${history.corpus}#${history.key}`;
+    assertItemFits(item, what);
+    const condition =
+      history.rev === 0
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': history.rev } };
+    try {
+      await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ...condition })));
+    } catch (err) {
+      if (isConditionFailure(err)) throw new ConcurrentUpdateError(`${what} is no longer at revision ${history.rev}`, { cause: err });
+      throw err;
+    }
+  }
+
+  async applyWrites(writes: readonly StoreWrite[]): Promise<void> {
+    const planned = writes.map((w) => this.plan(w));
+    // The n-th write to one item goes in round n: no batch names an item twice, and one item's writes keep their order.
+    const rounds: PlannedWrite[][] = [];
+    const seen = new Map<string, number>();
+    for (const p of planned) {
+      const id = `${p.key.pk}\u0000${p.key.sk}`;
+      const n = seen.get(id) ?? 0;
+      seen.set(id, n + 1);
+      (rounds[n] ??= []).push(p);
+    }
+    for (const round of rounds) {
+      const batched = round.filter((p) => p.write.kind !== 'setValidTo');
+      const updates = round.filter((p) => p.write.kind === 'setValidTo');
+      const tasks: Array<() => Promise<void>> = [
+        ...chunk(batched, BATCH_WRITE_MAX).map((batch) => () => this.batchWrite(batch)),
+        ...updates.map((p) => () => this.setValidTo(p)),
+      ];
+      await forEachBounded(tasks, WRITE_CONCURRENCY, (task) => task());
+    }
+  }
+
+  private plan(write: StoreWrite): PlannedWrite {
+    if (write.kind !== 'put') return { write, key: versionKey(write.ref, write.validFrom) };
+    const v = write.version;
+    const key = versionKey(v.citation, v.validFrom);
+    const item: Item = { ...key, itemKind: 'version', ...v };
+    assertItemFits(item, describeVersion(v.citation, v.validFrom));
+    return { write, key, item };
+  }
+
+  private async batchWrite(batch: PlannedWrite[]): Promise<void> {
+    type Request = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+    const requests: Request[] = batch.map((p) => (p.item ? { PutRequest: { Item: p.item } } : { DeleteRequest: { Key: p.key } }));
+    await untilProcessed('applyWrites', requests, async (pending) => {
+      const out = await this.call(() => this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } })));
+      return (out.UnprocessedItems?.[this.tableName] ?? []) as Request[];
+    });
+  }
+
+  private async setValidTo(p: PlannedWrite): Promise<void> {
+    if (p.write.kind !== 'setValidTo') return;
+    const { ref, validFrom, validTo } = p.write;
+    try {
+      await this.call(() =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: p.key,
+            UpdateExpression: 'SET #validTo = :validTo',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#validTo': 'validTo' },
+            ExpressionAttributeValues: { ':validTo': validTo },
+          }),
+        ),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) throw new Error(`setValidTo: no stored ${describeVersion(ref, validFrom)}`, { cause: err });
+      throw err;
+    }
+  }
+
+  async putEdition(edition: EditionRecord): Promise<void> {
+    const item: Item = { pk: editionPk(edition.collection), sk: `${edition.date}#${edition.id}`, itemKind: 'edition', ...edition };
+    await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item })));
+  }
+
+  async listEditions(collection: string): Promise<EditionRecord[]> {
+    const editions: EditionRecord[] = [];
+    const pages = this.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': editionPk(collection) } });
+    for await (const item of pages) editions.push(domainOf<EditionRecord>(item));
+    return editions;
+  }
+
+  /** Histories live in one partition per jurisdiction and corpus: query those the catalog names, never scan bodies. */
+  async *scanHistories(): AsyncIterable<KeyHistory> {
+    const partitions = new Set(COLLECTIONS.map((c) => historyPk(c.jurisdiction, c.corpus)));
+    for (const pk of partitions) {
+      for await (const item of this.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })) {
+        yield domainOf<KeyHistory>(item);
+      }
+    }
+  }
+
+  async *scanVersions(): AsyncIterable<SectionVersion> {
+    for await (const item of this.scanKind('version')) yield domainOf<SectionVersion>(item);
+  }
+
+  async ping(): Promise<void> {
+    await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })));
+  }
+
+  /** Every item a query selects, page by page; `pageLimit` caps each page (for reads that stop early). */
+  private async *query(input: Omit<QueryCommandInput, 'TableName'>, pageLimit?: () => number): AsyncIterable<Item> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const limit = pageLimit?.();
+      const out = await this.call(() =>
+        this.doc.send(
+          new QueryCommand({ ...input, TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: start, ...(limit && { Limit: limit }) }),
+        ),
+      );
+      yield* out.Items ?? [];
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+
+  private async *scanKind(kind: ItemKind): AsyncIterable<Item> {
+    const input: ScanCommandInput = {
+      TableName: this.tableName,
+      FilterExpression: '#itemKind = :kind',
+      ExpressionAttributeNames: { '#itemKind': 'itemKind' },
+      ExpressionAttributeValues: { ':kind': kind },
+    };
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.call(() => this.doc.send(new ScanCommand({ ...input, ExclusiveStartKey: start })));
+      yield* out.Items ?? [];
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+}

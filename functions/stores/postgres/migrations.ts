@@ -1,0 +1,151 @@
+import type { SqlClient } from './sql-client.ts';
+
+/** Default schema of the search tables. Tests pass their own so suites never see each other's rows. */
+export const DEFAULT_SEARCH_SCHEMA = 'search';
+
+/** The one text-search configuration of the index and of every query against it. */
+export const TS_CONFIG = 'english';
+
+/**
+ * The body as the tsvector and ts_headline read it: `<` and `>` become control characters the parser treats as
+ * blanks, so text that looks like a tag (`<script>`, `a<b and c>d`) is read as words instead of being dropped as a
+ * tag. The search maps them back before escaping. Stored text never holds C0 characters (normalizeText strips them).
+ */
+export const BODY_FOR_PARSER = (column: string): string => `translate(${column}, '<>', E'\\x03\\x04')`;
+
+/**
+ * The part of a body ts_headline reads. ts_headline parses all the text it is given (a few MB/s in WASM: ~6 ms for
+ * a 36 KB section), so a body longer than `size` characters is cut to a window of about `size` characters that
+ * starts a few words before the first word beginning like a query lexeme (`pattern`: an alternation, see the
+ * search), or at the start when there is none. Partial words at the cuts are dropped. Returned in the parser's form
+ * (BODY_FOR_PARSER). Needs regexp_instr (PostgreSQL 15+).
+ */
+const HEADLINE_SOURCE = (s: string): string => String.raw`
+      CREATE FUNCTION ${s}.headline_source(body text, pattern text, size integer) RETURNS text
+      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+      DECLARE
+        total integer := length(body);
+        start integer := 1;
+        piece text;
+      BEGIN
+        IF total <= size THEN
+          piece := body;
+        ELSE
+          IF pattern <> '' THEN
+            start := greatest(coalesce(nullif(regexp_instr(body, '\m(' || pattern || ')', 1, 1, 0, 'i'), 0), 1) - 40, 1);
+            start := greatest(least(start, total - size + 1), 1);
+          END IF;
+          piece := substr(body, start, size);
+          IF start > 1 THEN piece := regexp_replace(piece, '^\S*\s+', ''); END IF;
+          IF start + size <= total THEN piece := regexp_replace(piece, '\s+\S*$', ''); END IF;
+        END IF;
+        RETURN translate(piece, '<>', E'\x03\x04');
+      END
+      $fn$;`;
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** A schema name safe to splice into SQL (lowercase identifier), quoted. */
+export function quoteSchema(schema: string): string {
+  if (!IDENTIFIER.test(schema)) throw new Error(`Invalid schema name '${schema}': use a lowercase SQL identifier.`);
+  return `"${schema}"`;
+}
+
+/** One schema change. `sql` gets the quoted schema and may hold several statements; it runs all-or-nothing. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: (schema: string) => string;
+}
+
+/** Migrations of the search index, in order. Never edit an applied one: append a new version. */
+export const SEARCH_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'search_documents',
+    sql: (s) => `
+      CREATE TABLE ${s}.search_documents (
+        id              text PRIMARY KEY,
+        jurisdiction    text NOT NULL,
+        corpus          text NOT NULL,
+        key             text NOT NULL,
+        citation        jsonb NOT NULL,
+        catchline       text NOT NULL,
+        body            text NOT NULL,
+        status          text NOT NULL,
+        temporal_basis  text NOT NULL,
+        version_label   text NOT NULL,
+        provenance      jsonb NOT NULL,
+        valid_from_date date NOT NULL,
+        valid_to_date   date NOT NULL,
+        catchline_tsv   tsvector GENERATED ALWAYS AS (to_tsvector('${TS_CONFIG}', ${BODY_FOR_PARSER('catchline')})) STORED,
+        tsv             tsvector GENERATED ALWAYS AS (
+                          setweight(to_tsvector('${TS_CONFIG}', ${BODY_FOR_PARSER('catchline')}), 'A') ||
+                          setweight(to_tsvector('${TS_CONFIG}', ${BODY_FOR_PARSER('body')}), 'B')) STORED,
+        CHECK (valid_from_date < valid_to_date)
+      );
+      CREATE INDEX search_documents_tsv ON ${s}.search_documents USING gin (tsv);
+      CREATE INDEX search_documents_scope ON ${s}.search_documents (jurisdiction, corpus, valid_from_date);
+      ${HEADLINE_SOURCE(s)}
+    `,
+  },
+];
+
+const COMPONENT = 'search';
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Serialises migrators of one schema on a server (a no-op cost on PGlite, which has one connection anyway).
+ * Transaction-scoped, so it is released by the implicit transaction of the same `exec`, whatever happens.
+ */
+const lock = (schema: string): string => `SELECT pg_advisory_xact_lock(hashtext('asof.migrations.${schema}'));`;
+
+/**
+ * Brings `schema` up to the latest migration; returns the versions this call applied. Idempotent, and safe when
+ * several processes race: each migration runs as one all-or-nothing `exec` under an advisory lock and first inserts
+ * its row in schema_migrations, so a process that lost the race fails on that row's key, rolls back, and moves on.
+ */
+export async function migrate(client: SqlClient, schema: string = DEFAULT_SEARCH_SCHEMA, migrations: readonly Migration[] = SEARCH_MIGRATIONS): Promise<number[]> {
+  const s = quoteSchema(schema);
+  await client.exec(`
+    ${lock(schema)}
+    CREATE SCHEMA IF NOT EXISTS ${s};
+    CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+      component  text NOT NULL,
+      version    integer NOT NULL,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (component, version)
+    );
+  `);
+  const done = new Set(await appliedVersions(client, schema));
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (done.has(m.version)) continue;
+    const name = m.name.replace(/'/g, "''");
+    try {
+      await client.exec(`
+        ${lock(schema)}
+        INSERT INTO ${s}.schema_migrations (component, version, name) VALUES ('${COMPONENT}', ${m.version}, '${name}');
+        ${m.sql(s)}
+      `);
+      applied.push(m.version);
+    } catch (err) {
+      // Another process applied it between our read and our lock: its row is there, our attempt rolled back.
+      if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
+      if (!(await appliedVersions(client, schema)).includes(m.version)) throw err;
+    }
+  }
+  return applied;
+}
+
+/** Versions recorded in `schema` (empty when nothing was ever migrated there). */
+export async function appliedVersions(client: SqlClient, schema: string = DEFAULT_SEARCH_SCHEMA): Promise<number[]> {
+  const exists = await client.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${quoteSchema(schema)}.schema_migrations`]);
+  if (!exists.rows[0]?.present) return [];
+  const { rows } = await client.query<{ version: number }>(
+    `SELECT version FROM ${quoteSchema(schema)}.schema_migrations WHERE component = $1 ORDER BY version`,
+    [COMPONENT],
+  );
+  return rows.map((r) => r.version);
+}

@@ -1,0 +1,235 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPEN_END } from '#law/model.ts';
+import { StoreUnavailableError } from '#shared/errors.ts';
+import { DynamoAccountStore, idItemKey } from '#stores/dynamodb/account-store.ts';
+import { createDocumentClient, itemBytes, toStoreError } from '#stores/dynamodb/client.ts';
+import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
+import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
+import { ensureTables, tableNames, type TableNames } from '#stores/dynamodb/tables.ts';
+import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
+import { describeAccountStoreContract, keyRecord } from './account-store.contract.ts';
+import { describeOpsStoreContract } from './ops-store.contract.ts';
+import { bigHistoryOf, bodyOf, describeVersionStoreContract, historyOf, refOf, versionOf } from './version-store.contract.ts';
+
+let dynalite: RunningDynalite;
+let doc: DynamoDBDocumentClient;
+let tableCount = 0;
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  doc = createDocumentClient({ endpoint: dynalite.endpoint });
+});
+
+afterAll(async () => {
+  doc?.destroy();
+  await dynalite?.close();
+});
+
+/** Fresh tables for every store a test builds: tests never see each other's items. */
+async function freshTables(): Promise<TableNames> {
+  const names = tableNames(`contract-${++tableCount}`);
+  await ensureTables(doc, names);
+  return names;
+}
+
+describeVersionStoreContract('DynamoDB on dynalite', async () => new DynamoVersionStore(doc, (await freshTables()).versions));
+describeOpsStoreContract('DynamoDB on dynalite', async () => new DynamoOpsStore(doc, (await freshTables()).ops));
+describeAccountStoreContract('DynamoDB on dynalite', async () => new DynamoAccountStore(doc, (await freshTables()).accounts));
+
+describe('DynamoDB adapters: what only this adapter promises', () => {
+  it('findInForce is one Query of at most one item, and listVersions never reads texts', async () => {
+    // Prepare: a client that records what it sends
+    const recording = createDocumentClient({ endpoint: dynalite.endpoint });
+    const sent: Array<{ command: string; input: Record<string, unknown> }> = [];
+    recording.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push({ command: context.commandName ?? '', input: args.input as Record<string, unknown> });
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCommands' },
+    );
+    const store = new DynamoVersionStore(recording, (await freshTables()).versions);
+    const r = refOf('1-1');
+    await store.applyWrites(
+      Array.from({ length: 30 }, (_, i) => ({ kind: 'put' as const, version: versionOf(r, `${1990 + i}-01-02T00:00:00-05:00`, i === 29 ? OPEN_END : `${1991 + i}-01-02T00:00:00-05:00`) })),
+    );
+
+    // Act
+    sent.length = 0;
+    const found = await store.findInForce(r, '2005-06-01');
+    const lookup = [...sent];
+    sent.length = 0;
+    await store.listVersions(r);
+    const listing = [...sent];
+    recording.destroy();
+
+    // Assess
+    expect(found?.validFrom).toBe('2005-01-02T00:00:00-05:00');
+    expect(lookup.map((s) => s.command)).toEqual(['QueryCommand']);
+    expect(lookup[0]!.input).toMatchObject({ Limit: 1, ScanIndexForward: false });
+    expect(listing.every((s) => s.command === 'QueryCommand')).toBe(true);
+    expect(JSON.stringify(listing.map((s) => [s.input.ProjectionExpression, s.input.ExpressionAttributeNames]))).not.toMatch(/bodyText|historyNote/);
+  });
+
+  it('refuses a version over 400 KB, naming it, and writes nothing of that call', async () => {
+    const store = new DynamoVersionStore(doc, (await freshTables()).versions);
+    const small = versionOf(refOf('1-2'), '2020-01-01T00:00:00-05:00', OPEN_END);
+    const huge = versionOf(refOf('1-3'), '2020-01-01T00:00:00-05:00', OPEN_END, bodyOf(450_000));
+
+    await expect(store.applyWrites([{ kind: 'put', version: small }, { kind: 'put', version: huge }])).rejects.toThrow(/us#statutes#1-3.*400/);
+    expect(await store.getVersion(small.citation, small.validFrom)).toBeNull();
+  });
+
+  it('counts UTF-8 bytes, as DynamoDB does (dynalite counts UTF-16 units and would accept the item)', async () => {
+    // Prepare: 210,000 '§' are 210,000 UTF-16 units but 420,000 UTF-8 bytes
+    const names = await freshTables();
+    const store = new DynamoVersionStore(doc, names.versions);
+    const v = versionOf(refOf('1-4'), '2020-01-01T00:00:00-05:00', OPEN_END, '§'.repeat(210_000));
+
+    // Act / Assess
+    await expect(store.applyWrites([{ kind: 'put', version: v }])).rejects.toThrow(/us#statutes#1-4/);
+    await expect(doc.send(new PutCommand({ TableName: names.versions, Item: { pk: 'raw', sk: 'raw', ...v } }))).resolves.toBeDefined();
+    expect(itemBytes({ body: '§'.repeat(10) })).toBe(4 + 20);
+  });
+
+  it('refuses a key history over 400 KB, naming the key', async () => {
+    const store = new DynamoVersionStore(doc, (await freshTables()).versions);
+    await expect(store.putHistory(bigHistoryOf(refOf('1-5'), 450_000))).rejects.toThrow(/1-5/);
+    expect((await store.getHistories('us', 'statutes', ['1-5'])).size).toBe(0);
+  });
+
+  it('treats an id item whose key item was never written (a crash between the two writes) as absent', async () => {
+    // Prepare: what a createKey that died after its first write leaves behind
+    const names = await freshTables();
+    const store = new DynamoAccountStore(doc, names.accounts);
+    const orphan = keyRecord('key_orphan');
+    await doc.send(new PutCommand({ TableName: names.accounts, Item: { ...idItemKey(orphan.id), hash: orphan.hash } }));
+    await store.createKey(keyRecord('key_live'));
+
+    // Act / Assess
+    expect(await store.getById(orphan.id)).toBeNull();
+    expect(await store.findByHash(orphan.hash)).toBeNull();
+    expect((await store.listKeys()).map((k) => k.id)).toEqual(['key_live']);
+    expect(await store.revoke(orphan.id, '2024-06-05T00:00:00.000Z')).toBeNull();
+  });
+
+  it('ensureTables leaves existing tables (and their items) alone', async () => {
+    const names = await freshTables();
+    const ops = new DynamoOpsStore(doc, names.ops);
+    await ops.putHealthVerdict({ checkedAt: '2024-06-01T10:00:00.000Z', reachable: true, detail: 'ok' });
+    await ensureTables(doc, names);
+    expect(await ops.getHealthVerdict()).not.toBeNull();
+  });
+
+  it('maps connection-level failures to StoreUnavailableError and leaves the rest alone', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const timeout = Object.assign(new Error('Connection timed out after 1000 ms'), { name: 'TimeoutError' });
+    const hangUp = new Error('socket hang up');
+    const aggregate = new AggregateError([refused], 'connect failed');
+    for (const err of [refused, timeout, hangUp, aggregate]) {
+      const mapped = toStoreError('ops', err);
+      expect(mapped).toBeInstanceOf(StoreUnavailableError);
+      expect((mapped as StoreUnavailableError).store).toBe('ops');
+    }
+    const conditional = Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+    const validation = Object.assign(new Error('Item size has exceeded the maximum allowed size'), { name: 'ValidationException' });
+    expect(toStoreError('ops', conditional)).toBe(conditional);
+    expect(toStoreError('ops', validation)).toBe(validation);
+  });
+});
+
+describe('dynalite lifecycle', () => {
+  it('a stopped store surfaces as StoreUnavailableError within a few seconds, on every adapter', async () => {
+    // Prepare: live adapters on their own dynalite
+    const own = await startDynalite();
+    const client = createDocumentClient({ endpoint: own.endpoint });
+    const names = tableNames('stopped');
+    await ensureTables(client, names);
+    const versions = new DynamoVersionStore(client, names.versions);
+    const ops = new DynamoOpsStore(client, names.ops);
+    const accounts = new DynamoAccountStore(client, names.accounts);
+    await versions.ping();
+    await versions.applyWrites([{ kind: 'put', version: versionOf(refOf('1-1'), '2020-01-01T00:00:00-05:00', OPEN_END) }]);
+
+    // Act
+    await own.close();
+    const started = Date.now();
+    const outcomes = await Promise.allSettled([
+      versions.ping(),
+      versions.findInForce(refOf('1-1'), '2024-01-01'),
+      ops.ping(),
+      ops.getCoverage(),
+      accounts.ping(),
+      accounts.findByHash('0'.repeat(64)),
+    ]);
+    const elapsed = Date.now() - started;
+    client.destroy();
+
+    // Assess
+    const stores = outcomes.map((o) => (o.status === 'rejected' && o.reason instanceof StoreUnavailableError ? o.reason.store : o.status));
+    expect(stores).toEqual(['versions', 'versions', 'ops', 'ops', 'accounts', 'accounts']);
+    expect(elapsed).toBeLessThan(3_000);
+  });
+
+  it('a store that accepts connections but never answers surfaces as StoreUnavailableError after the request timeout', async () => {
+    // Prepare: a listener that swallows requests (a frozen server)
+    const sockets: Socket[] = [];
+    const frozen = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => frozen.listen(0, '127.0.0.1', resolve));
+    const { port } = frozen.address() as { port: number };
+    const client = createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, requestTimeoutMs: 300 });
+    const store = new DynamoOpsStore(client, 'frozen-ops');
+
+    // Act
+    const started = Date.now();
+    const outcome = await store.ping().catch((err: unknown) => err);
+    const elapsed = Date.now() - started;
+    client.destroy();
+    sockets.forEach((s) => s.destroy());
+    await new Promise((resolve) => frozen.close(resolve));
+
+    // Assess: two attempts of 300 ms, plus a short backoff
+    expect(outcome).toBeInstanceOf(StoreUnavailableError);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it('keeps data on disk across a close and a reopen of the same path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'asof-dynalite-'));
+    try {
+      // Prepare: write through one instance, then close it
+      const first = await startDynalite({ path: dir });
+      let client = createDocumentClient({ endpoint: first.endpoint });
+      const names = tableNames('persisted');
+      await ensureTables(client, names);
+      const v = versionOf(refOf('1-1'), '2020-01-01T00:00:00-05:00', OPEN_END, bodyOf(50_000));
+      await new DynamoVersionStore(client, names.versions).applyWrites([{ kind: 'put', version: v }]);
+      await new DynamoVersionStore(client, names.versions).putHistory(historyOf(refOf('1-1')));
+      await new DynamoAccountStore(client, names.accounts).createKey(keyRecord('key_kept'));
+      client.destroy();
+      await first.close();
+
+      // Act: reopen the same path in the same process
+      const second = await startDynalite({ path: dir });
+      client = createDocumentClient({ endpoint: second.endpoint });
+      try {
+        await ensureTables(client, names);
+        const versions = new DynamoVersionStore(client, names.versions);
+
+        // Assess
+        expect(await versions.findInForce(refOf('1-1'), '2024-01-01')).toEqual(v);
+        expect(await versions.carries('us', 'statutes')).toBe(true);
+        expect(await new DynamoAccountStore(client, names.accounts).getById('key_kept')).toEqual(keyRecord('key_kept'));
+      } finally {
+        client.destroy();
+        await second.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture } from './client.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const USLM_2013 = join(ROOT, 'data/sample/uslm/usc01@113-31.xml');
+
+/** Runs `asof …` as a user would, in a child process. */
+function asof(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/asof.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const lookupWith = async (url: string, key: string) =>
+  (await fetch(`${url}/law/lookup?jurisdiction=us&citation=1-1`, { headers: { authorization: `Bearer ${key}` } })).status;
+
+describe('asof keys and ingest against a running server', () => {
+  it('creates a key in another process that the server accepts at once, lists it, and revokes it', async () => {
+    const { url, dataDir } = fixture();
+    const created = await asof(['keys', 'create', '--name', 'terminal two', '--json', '--data-dir', dataDir]);
+    expect(created.code, created.stderr).toBe(0);
+    const issued = JSON.parse(created.stdout) as { id: string; key: string; prefix: string; scopes: string[]; test: boolean };
+    expect(Object.keys(issued).sort()).toEqual(['id', 'key', 'prefix', 'scopes', 'test']);
+    expect(issued).toMatchObject({ prefix: issued.key.slice(0, 16), scopes: ['lookup'], test: false });
+    expect(await lookupWith(url, issued.key)).toBe(200);
+
+    const listed = await asof(['keys', 'list', '--data-dir', dataDir]);
+    expect(listed.stdout).toContain(issued.id);
+    expect(listed.stdout).not.toContain(issued.key);
+
+    const revoked = await asof(['keys', 'revoke', issued.id], { ASOF_DATA_DIR: dataDir });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await lookupWith(url, issued.key)).toBe(401);
+  });
+
+  it('creates test keys with chosen scopes', async () => {
+    const r = await asof(['keys', 'create', '--name', 'ci', '--test', '--scopes', 'lookup,admin', '--json', '--data-dir', fixture().dataDir]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ test: true, scopes: ['lookup', 'admin'], key: expect.stringMatching(/^asof_test_/) });
+  });
+
+  it('ingests through the running server, and a re-run changes nothing', async () => {
+    const r = await asof(['ingest', 'uslm', USLM_2013, '--data-dir', fixture().dataDir, '--retrieved-at', '2026-11-22T07:25:00Z']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/usc Online@113-31 \(2013-07-26\): 39 sections, 0 changed/);
+  });
+
+  it('fails with a clear message and a non-zero exit on bad input', async () => {
+    const dir = fixture().dataDir;
+    const missing = await asof(['ingest', 'uslm', '/nonexistent/usc99.xml', '--data-dir', dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/usc99\.xml/);
+    const noName = await asof(['keys', 'create', '--data-dir', dir]);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/--name/);
+    const badScope = await asof(['keys', 'create', '--name', 'x', '--scopes', 'everything', '--data-dir', dir]);
+    expect(badScope.code).toBe(1);
+    expect(badScope.stderr).toMatch(/unknown scope/);
+    const unknownRevoke = await asof(['keys', 'revoke', 'key_nope', '--data-dir', dir]);
+    expect(unknownRevoke.code).toBe(1);
+  });
+});
+
+describe('a fresh data dir: commands without a server, then serve', () => {
+  let dir: string;
+  let server: ChildProcess | null = null;
+  afterAll(async () => {
+    server?.kill('SIGTERM');
+    if (server) await new Promise((done) => server!.once('close', done));
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates a key and ingests on the stores directly, then serves what they hold', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'asof-cli-'));
+    const created = await asof(['keys', 'create', '--name', 'offline', '--json', '--data-dir', dir]);
+    expect(created.code, created.stderr).toBe(0);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const ingested = await asof(['ingest', 'uslm', USLM_2013, '--data-dir', dir]);
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(ingested.stdout).toMatch(/39 sections, 39 changed/);
+
+    server = spawn(process.execPath, [join(ROOT, 'bin/asof.js'), 'serve', '--port', '0', '--data-dir', dir], { cwd: ROOT });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server!.stdout!.on('data', (d) => {
+        out += d;
+        const m = /serving (http:\/\/\S+\/v1)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      server!.once('close', () => reject(new Error(`server exited: ${out}`)));
+    });
+    expect(await lookupWith(url, key)).toBe(200);
+    const busy = await asof(['serve', '--port', '0', '--data-dir', dir]);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toMatch(/already serving/);
+  });
+});

@@ -1,0 +1,43 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { issueKey } from '#accounts/issue-key.ts';
+import { serveLocal } from '#runtime/local-runtime.ts';
+
+export interface HttpFixture {
+  /** API base URL, e.g. http://127.0.0.1:41234/v1 */
+  url: string;
+  siteUrl: string;
+  dataDir: string;
+  keys: { lookup: string; test: string; noScope: string; revoked: string };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    asof: HttpFixture;
+  }
+}
+
+/** One real local server (sample corpus, on-disk stores in a temp data dir) for every black-box HTTP test of the run. */
+export default async function setup(project: TestProject) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'asof-http-'));
+  const server = await serveLocal({ dataDir, port: 0, sample: true, schedules: true });
+  const accounts = server.stores.accounts;
+  const now = new Date();
+  const lookup = await issueKey(accounts, { name: 'http tests' }, now);
+  const test = await issueKey(accounts, { name: 'http tests (test key)', test: true }, now);
+  const noScope = await issueKey(accounts, { name: 'no lookup scope', scopes: ['admin'] }, now);
+  const revoked = await issueKey(accounts, { name: 'revoked' }, now);
+  await accounts.revoke(revoked.id, now.toISOString());
+  project.provide('asof', {
+    url: server.url,
+    siteUrl: server.services.site.siteUrl,
+    dataDir,
+    keys: { lookup: lookup.key, test: test.key, noScope: noScope.key, revoked: revoked.key },
+  });
+  return async () => {
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { resolveCitation } from '#law/resolve-citation.ts';
+
+const keyOf = (j: string, c: string, corpus?: 'statutes' | 'rules') => {
+  const r = resolveCitation(j, c, corpus);
+  return r.kind === 'key' ? `${r.collection.id}:${r.key}` : r.kind === 'foreign' ? `foreign:${r.collection.id}:${r.key}` : 'unrecognised';
+};
+
+describe('resolveCitation', () => {
+  it.each([
+    ['us', '1-1', 'usc:1-1'],
+    ['us', '1-112b', 'usc:1-112b'],
+    ['us', '1-112B', 'usc:1-112b'],
+    ['us', '28-1291', 'usc:28-1291'],
+    ['us', '1 U.S.C. § 1', 'usc:1-1'],
+    ['us', '1 USC 1', 'usc:1-1'],
+    ['us', '1 U.S.C. 112b', 'usc:1-112b'],
+    ['us', '28 U.S.C. §1291', 'usc:28-1291'],
+    ['us', '28 U.S.C.A. § 1291(a)', 'usc:28-1291'],
+    ['us', '42 U.S.C. § 2000e-2', 'usc:42-2000e-2'],
+    ['dc', '22-404.05', 'dc-code:22-404.05'],
+    ['dc', 'D.C. Code § 22-404.05', 'dc-code:22-404.05'],
+    ['dc', 'DC Code 22-404.05', 'dc-code:22-404.05'],
+    ['dc', 'D.C. Official Code § 1-204.46', 'dc-code:1-204.46'],
+    ['us', 'frap-32', 'frap:frap-32'],
+    ['us', 'FRAP 32', 'frap:frap-32'],
+    ['us', 'Fed. R. App. P. 32', 'frap:frap-32'],
+    ['us', 'Fed. R. App. P. 32(a)(7)(B)', 'frap:frap-32'],
+    ['us', 'Fed. R. App. P. 26.1', 'frap:frap-26.1'],
+    ['us', 'Sup. Ct. R. 34', 'sup-ct:sup-ct-r-34'],
+    ['us', 'sup-ct-r-34', 'sup-ct:sup-ct-r-34'],
+    ['us', 'Supreme Court Rule 33.1', 'sup-ct:sup-ct-r-33'],
+    ['us', 'Sup. Ct. R. 34.1(a)', 'sup-ct:sup-ct-r-34'],
+    ['nd', 'N.D.R.App.P. 32', 'ndrappp:ndrappp-32'],
+    ['nd', 'N.D. R. App. P. 3.4', 'ndrappp:ndrappp-3.4'],
+    ['nd', 'ndrappp-32', 'ndrappp:ndrappp-32'],
+  ])('%s %j → %s', (j, c, expected) => expect(keyOf(j, c)).toBe(expected));
+
+  it('narrows to the corpus asked for', () => {
+    expect(keyOf('us', 'frap-32', 'statutes')).toBe('unrecognised');
+    expect(keyOf('us', '1-1', 'rules')).toBe('unrecognised');
+  });
+
+  it("recognises another jurisdiction's printed form without answering for it", () => {
+    expect(keyOf('dc', '1 U.S.C. § 1')).toBe('foreign:usc:1-1');
+    expect(keyOf('us', 'D.C. Code § 22-404.05')).toBe('foreign:dc-code:22-404.05');
+  });
+
+  it.each(['', 'strangulation', '§', 'U.S.C.', 'Fed. R. App. P.', '1 U.S.C. §'])('does not invent a key from %j', (c) =>
+    expect(keyOf('us', c)).toBe('unrecognised'),
+  );
+});
