@@ -33,16 +33,6 @@ export function presentVersion(site: SiteConfig, v: SectionVersion) {
 
 /** The quotable parts only: no validity dates, ingestion time or provenance object. */
 export function presentText(site: SiteConfig, v: SectionVersion) {
-  return {
-    citation: v.citation,
-    catchline: v.catchline,
-    bodyText: v.bodyText,
-    historyNote: v.historyNote,
-    note: serviceNote(v),
-    status: v.status,
-    temporalBasis: v.temporalBasis,
-    versionLabel: v.provenance.versionLabel,
-    permalink: permalinkOf(site, v.citation),
-    disclaimer: DISCLAIMER,
-  };
+  const { validFrom: _from, validTo: _to, ingestedAt: _ingested, provenance: _provenance, topics: _topics, ...quotable } = presentVersion(site, v);
+  return { ...quotable, versionLabel: v.provenance.versionLabel };
 }

@@ -27,7 +27,8 @@ const BATCH = 200;
 const MAX_RETRIES = 5;
 
 /** A document's identity for versioning: a new version starts only when status, heading or text change. */
-const identityOf = (doc: SourceDocument): string => sha256Hex(`${doc.status}\u0000${doc.catchline}\u0000${doc.bodyText}`).slice(0, 32);
+const identityOf = (doc: Pick<SourceDocument, 'status' | 'catchline' | 'bodyText'>): string =>
+  sha256Hex(`${doc.status}\u0000${doc.catchline}\u0000${doc.bodyText}`).slice(0, 32);
 
 function scopeId(scope: EditionScope): string {
   return scope.kind === 'prefix' ? `prefix:${scope.prefix}` : `keys:${sha256Hex([...scope.keys].sort().join('\n')).slice(0, 16)}`;
@@ -61,7 +62,9 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
     documents: 0,
     ingestedAt: deps.now().toISOString(),
   };
-  // The edition record first: versions starting at this edition take their provenance from it.
+  // Every document is checked before anything is written: an edition that fails the checks leaves the store as it was.
+  const checked = await checkEdition(collection, source);
+  // Then the edition record: versions starting at this edition take their provenance from it.
   await deps.versions.putEdition(edition);
   const editions = new Map((await deps.versions.listEditions(collection.id)).map((e) => [e.id, e]));
   editions.set(edition.id, edition);
@@ -69,9 +72,9 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   const writer = new KeyWriter(deps, collection, edition, editions);
   const seen = new Set<string>();
   let batch: SourceDocument[] = [];
-  for await (const raw of source.documents) {
+  for await (const raw of checked.documents) {
     const doc = checkedDocument(collection, source, raw);
-    if (seen.has(doc.key)) throw new Error(`${source.source}: key ${doc.key} appears twice in one edition`);
+    if (seen.has(doc.key) || !checked.keys.has(doc.key)) throw new Error(`${source.source}: the documents changed between two readings (${doc.key})`);
     seen.add(doc.key);
     batch.push(doc);
     if (batch.length >= BATCH) {
@@ -81,6 +84,8 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   }
   if (batch.length) await writer.apply(batch.map((d) => d.key), new Map(batch.map((d) => [d.key, d])));
 
+  if (seen.size !== checked.keys.size) throw new Error(`${source.source}: the documents changed between two readings (${checked.keys.size} then ${seen.size})`);
+
   // Keys the edition speaks for but does not show: their versions end here.
   const absent = await absentKeys(deps.versions, collection, source.scope, seen);
   for (let i = 0; i < absent.length; i += BATCH) await writer.apply(absent.slice(i, i + BATCH), new Map());
@@ -88,6 +93,24 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   const done = { ...edition, documents: seen.size };
   await deps.versions.putEdition(done);
   return { edition: done, documents: seen.size, changedKeys: writer.changedKeys, absentKeys: absent.length, writes: writer.counts };
+}
+
+/**
+ * Reads the edition once to check every document (its collection, its scope, no key twice). Returns the keys and
+ * what to read for the writes: the source again when it can be iterated again (the connectors re-read their files,
+ * holding one section at a time), or the documents kept here when it is a one-shot iterator.
+ */
+async function checkEdition(collection: Collection, source: SourceEdition): Promise<{ keys: Set<string>; documents: SourceEdition['documents'] }> {
+  const oneShot = typeof (source.documents as { next?: unknown }).next === 'function';
+  const keys = new Set<string>();
+  const kept: SourceDocument[] = [];
+  for await (const raw of source.documents) {
+    const doc = checkedDocument(collection, source, raw);
+    if (keys.has(doc.key)) throw new Error(`${source.source}: key ${doc.key} appears twice in one edition`);
+    keys.add(doc.key);
+    if (oneShot) kept.push(doc);
+  }
+  return { keys, documents: oneShot ? kept : source.documents };
 }
 
 function checkedDocument(collection: Collection, source: SourceEdition, doc: SourceDocument): SourceDocument {
@@ -147,8 +170,8 @@ class KeyWriter {
     for (const key of keys) {
       const doc = docs.get(key);
       const stored = histories.get(key);
-      if (!stored && !doc) continue; // absent from an edition and never seen: nothing to end
-      const history: KeyHistory = stored ?? emptyHistory(this.collection, key);
+      if (!stored && !doc) continue; // absent from an edition and never seen: nothing to end (yet; see newHistory)
+      const history: KeyHistory = stored ?? this.newHistory(key);
       const current: Observation = { date: this.edition.date, editionId: this.edition.id, identity: doc ? identityOf(doc) : null };
       const observations = withObservation(history.observations, current);
       if (sameObservations(observations, history.observations)) continue;
@@ -188,6 +211,21 @@ class KeyWriter {
     return lost;
   }
 
+  /**
+   * The history of a key seen for the first time. Editions on file that cover the key were ingested without it
+   * (else it would have a history): each is an absence, recorded now, so an edition that arrives out of order
+   * cannot reopen a section a later edition already dropped.
+   */
+  private newHistory(key: string): KeyHistory {
+    const history = emptyHistory(this.collection, key);
+    for (const e of this.editions.values()) {
+      if (e.id !== this.edition.id && inScope(e.scope, key)) {
+        history.observations = withObservation(history.observations, { date: e.date, editionId: e.id, identity: null });
+      }
+    }
+    return history;
+  }
+
   private async toStoreWrite(plan: KeyPlan, w: VersionWrite): Promise<StoreWrite> {
     const tz = this.collection.timeZone;
     this.counts[w.kind]++;
@@ -207,8 +245,7 @@ class KeyWriter {
       const doc = plan.doc!;
       texts = { catchline: doc.catchline, bodyText: doc.bodyText, historyNote: doc.historyNote, status: doc.status, note: doc.note ?? null, parts: doc.parts };
     } else {
-      const source = await this.deps.versions.getVersion(plan.ref, localMidnight(copyFrom, tz));
-      if (!source) throw new Error(`stored version ${plan.ref.key} @ ${copyFrom} is missing: run \`asof audit\``);
+      const source = await this.storedText(plan.ref, span, copyFrom);
       texts = { ...source, parts: source.citation.parts };
     }
     const temporalBasis = startEdition.temporalBasis;
@@ -231,6 +268,20 @@ class KeyWriter {
         versionLabel: startEdition.label,
       },
     };
+  }
+
+  /**
+   * The stored version whose text a run starting at `span.from` copies: the one at `copyFrom`, checked by identity.
+   * An interrupted run of the same plan may already have overwritten that item (a re-ingest of its date with another
+   * text) after writing the copy at `span.from`; then that copy is the source. Never another run's text.
+   */
+  private async storedText(ref: SectionRef, span: Span, copyFrom: string): Promise<SectionVersion> {
+    const tz = this.collection.timeZone;
+    for (const from of [copyFrom, span.from]) {
+      const stored = await this.deps.versions.getVersion(ref, localMidnight(from, tz));
+      if (stored && identityOf(stored) === span.identity) return stored;
+    }
+    throw new Error(`no stored version of ${ref.key} holds the text of the run starting ${span.from} (expected at ${copyFrom}): run \`asof audit\``);
   }
 
   private async mirrorToSearch(writes: StoreWrite[]): Promise<void> {

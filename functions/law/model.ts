@@ -69,7 +69,11 @@ export interface VersionSummary {
   contentHash: string;
 }
 
-export const summarize = (v: SectionVersion): VersionSummary => ({
+type SummaryFields = Pick<SectionVersion, 'citation' | 'catchline' | 'status' | 'validFrom' | 'validTo' | 'temporalBasis'> & {
+  provenance: Pick<Provenance, 'versionLabel' | 'contentHash'>;
+};
+
+export const summarize = (v: SummaryFields): VersionSummary => ({
   citation: v.citation,
   catchline: v.catchline,
   status: v.status,

@@ -1,6 +1,6 @@
-import { COLLECTIONS, collectionOfKey } from '#law/collections.ts';
+import { collectionOfKey } from '#law/collections.ts';
 import { deriveSpans } from '#law/history.ts';
-import type { SectionVersion } from '#law/model.ts';
+import type { Corpus, SectionVersion } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { contentHash } from '#shared/hash.ts';
@@ -53,16 +53,18 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   const intervals = new Map<string, { scope: ScopeStats; list: Interval[] }>();
   let versionCount = 0;
 
-  const scopeFor = (v: SectionVersion): ScopeStats => {
-    const c = collectionOfKey(v.citation.jurisdiction, v.citation.corpus, v.citation.key);
-    const name = `${v.citation.jurisdiction}/${v.citation.corpus}/${c?.id ?? 'unknown-collection'}`;
+  /** The stats of the collection owning a key; created on first use (also for a collection left with histories only). */
+  const scopeOf = (jurisdiction: string, corpus: Corpus, key: string): ScopeStats => {
+    const c = collectionOfKey(jurisdiction, corpus, key);
+    const name = `${jurisdiction}/${corpus}/${c?.id ?? 'unknown-collection'}`;
     let s = scopes.get(name);
     if (!s) {
-      s = { scope: name, jurisdiction: v.citation.jurisdiction, rows: 0, chars: [], problems: new Map(), unexplainedEmpty: 0, misattributed: 0 };
+      s = { scope: name, jurisdiction, rows: 0, chars: [], problems: new Map(), unexplainedEmpty: 0, misattributed: 0 };
       scopes.set(name, s);
     }
     return s;
   };
+  const scopeFor = (v: SectionVersion): ScopeStats => scopeOf(v.citation.jurisdiction, v.citation.corpus, v.citation.key);
   const flag = (s: ScopeStats, check: CheckName, what: string) => {
     const list = s.problems.get(check) ?? [];
     list.push(what);
@@ -122,14 +124,13 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     }
     const expected = derived.get(keyId);
     const same = expected && expected.length === list.length && expected.every((e, i) => e.from === list[i]!.from && e.to === list[i]!.to);
-    if (!same) flag(scope, 'history-matches-versions', `${key}: stored ${list.length} versions, history implies ${expected?.length ?? 0}`);
+    if (!same) flag(scope, 'history-matches-versions', `${key}: ${mismatch(list, expected ?? [])}`);
   }
   for (const [keyId, expected] of derived) {
     if (expected.length && !intervals.has(keyId)) {
-      const [j, corpus, key] = keyId.split('#') as [string, string, string];
-      const c = COLLECTIONS.find((x) => x.jurisdiction === j && x.corpus === corpus && x.ownsKey(key));
-      const s = [...scopes.values()].find((x) => x.scope === `${j}/${corpus}/${c?.id ?? 'unknown-collection'}`);
-      if (s) flag(s, 'history-matches-versions', `${key}: history implies ${expected.length} versions, none stored`);
+      // Reported even when the collection has no version left at all (its scope is created here then).
+      const [j, corpus, key] = keyId.split('#') as [string, Corpus, string];
+      flag(scopeOf(j, corpus, key), 'history-matches-versions', `${key}: history implies ${expected.length} versions, none stored`);
     }
   }
 
@@ -163,6 +164,14 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     runs.push(stored);
   }
   return runs;
+}
+
+/** How stored intervals differ from those a history implies: the counts, and the first pair that differs. */
+function mismatch(stored: readonly Interval[], implied: readonly Interval[]): string {
+  const show = (x: Interval | undefined) => (x ? `${x.from}–${x.to}` : 'none');
+  let i = 0;
+  while (i < stored.length && i < implied.length && stored[i]!.from === implied[i]!.from && stored[i]!.to === implied[i]!.to) i++;
+  return `stored ${stored.length} versions, history implies ${implied.length}; first difference: stored ${show(stored[i])}, history ${show(implied[i])}`;
 }
 
 function finding(scope: string, check: CheckName, status: CheckStatus, detail: string, rows: number, chars: number[], unexplainedEmpty: number, misattributed: number): AuditFinding {

@@ -68,6 +68,8 @@ export async function computeCoverage(versions: VersionStore): Promise<CoverageR
 export class CoverageService {
   private lastKnown: CoverageCache | null = null;
   private inFlight: Promise<CoverageCache> | null = null;
+  /** When this process last handed a refresh to refreshBehind that has not finished yet (ms), else null. */
+  private scheduledAt: number | null = null;
 
   constructor(private readonly deps: CoverageDeps) {}
 
@@ -97,6 +99,25 @@ export class CoverageService {
     }
   }
 
+  /**
+   * One background refresh at a time per process: every read of an old cache would otherwise start its own
+   * recomputation (a scan of every history), all at once under load. A refresh handed off more than
+   * COVERAGE_REFRESH_AFTER_SECONDS ago that never finished (its runner dropped it) no longer holds the next one back.
+   */
+  private scheduleRefresh(now: Date): void {
+    if (this.inFlight) return;
+    if (this.scheduledAt !== null && now.getTime() - this.scheduledAt < COVERAGE_REFRESH_AFTER_SECONDS * 1000) return;
+    const scheduledAt = now.getTime();
+    this.scheduledAt = scheduledAt;
+    this.deps.refreshBehind(() =>
+      this.refresh()
+        .then(() => undefined)
+        .finally(() => {
+          if (this.scheduledAt === scheduledAt) this.scheduledAt = null;
+        }),
+    );
+  }
+
   async read(filter: { jurisdiction?: string; corpus?: Corpus }): Promise<CoverageView> {
     const now = this.deps.now();
     let cache: CoverageCache | null;
@@ -118,9 +139,7 @@ export class CoverageService {
     }
 
     const ageSeconds = Math.max(0, Math.floor((now.getTime() - Date.parse(cache.generatedAt)) / 1000));
-    if (ageSeconds > COVERAGE_REFRESH_AFTER_SECONDS || cache.dirtySince || unreachable) {
-      this.deps.refreshBehind(() => this.refresh().then(() => undefined));
-    }
+    if (ageSeconds > COVERAGE_REFRESH_AFTER_SECONDS || cache.dirtySince || unreachable) this.scheduleRefresh(now);
     const isStale = ageSeconds > COVERAGE_STALE_AFTER_SECONDS || cache.refreshFailures > 0 || cache.dirtySince !== null || unreachable !== null;
     const coverage = cache.records.filter(
       (r) => (!filter.jurisdiction || r.jurisdiction === filter.jurisdiction) && (!filter.corpus || r.corpus === filter.corpus),

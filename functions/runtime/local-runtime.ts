@@ -98,7 +98,10 @@ export async function loadSampleIfNeeded(stores: LocalStores, log: (line: string
         : req.kind === 'dc-code'
           ? { ...req, manifest: at(req.manifest) }
           : { ...req, paths: req.paths.map(at) };
-    await runIngest(stores, { ...absolute, retrievedAt: manifest.retrievedAt }, (line) => log(`  ${line}`));
+    const began = Date.now();
+    const reports = await runIngest(stores, { ...absolute, retrievedAt: manifest.retrievedAt });
+    const versions = reports.reduce((n, r) => n + r.writes.put, 0);
+    log(`  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`);
   }
   await afterIngest(stores, log);
   const coverage = await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();

@@ -11,7 +11,7 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { COLLECTIONS } from '#law/collections.ts';
-import { CORPORA, refId, type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
+import { CORPORA, refId, summarize, type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
@@ -100,21 +100,7 @@ export class DynamoVersionStore implements VersionStore {
         '#contentHash': 'contentHash',
       },
     });
-    for await (const item of pages) {
-      const v = item as Pick<SectionVersion, 'citation' | 'catchline' | 'status' | 'validFrom' | 'validTo' | 'temporalBasis'> & {
-        provenance: { versionLabel: string; contentHash: string };
-      };
-      summaries.push({
-        citation: v.citation,
-        catchline: v.catchline,
-        status: v.status,
-        validFrom: v.validFrom,
-        validTo: v.validTo,
-        temporalBasis: v.temporalBasis,
-        versionLabel: v.provenance.versionLabel,
-        contentHash: v.provenance.contentHash,
-      });
-    }
+    for await (const item of pages) summaries.push(summarize(item as Parameters<typeof summarize>[0]));
     return summaries;
   }
 

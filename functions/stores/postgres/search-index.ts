@@ -1,9 +1,9 @@
+import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/model.ts';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
-import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/model.ts';
+import { localDateOf } from '#shared/dates.ts';
 import { BODY_FOR_PARSER, DEFAULT_SEARCH_SCHEMA, TS_CONFIG, quoteSchema } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
-import { localDateOf } from '#shared/dates.ts';
 
 export interface PostgresSearchIndexOptions {
   /** Schema holding search_documents (created by `migrate`). Default `search`. */
@@ -209,12 +209,14 @@ export class PostgresSearchIndex implements SearchIndex {
     const params: unknown[] = [words, query.asOf, Math.floor(query.limit), HEADLINE_OPTIONS, HIT_OPEN];
     const param = (value: unknown): string => `$${params.push(value)}`;
     const tsquery = [`plainto_tsquery('${TS_CONFIG}', $1)`, ...phrases.map((p) => `phraseto_tsquery('${TS_CONFIG}', ${param(p)})`)].join(' && ');
+    // The cheap column tests first: where the planner scans rows instead of the GIN index, a row out of scope is
+    // dropped before its tsvector is read.
     const filters = [
-      'd.tsv @@ q.q',
       'd.valid_from_date <= $2::date',
       '$2::date < d.valid_to_date',
       ...(query.jurisdictions ? [`d.jurisdiction = ANY(${param(query.jurisdictions)}::text[])`] : []),
       ...(query.corpus ? [`d.corpus = ${param(query.corpus)}`] : []),
+      'd.tsv @@ q.q',
     ];
     // Ties (equal scores) fall back to the citation, in byte order on every server, so results are reproducible.
     const order = (a: string, score: string) =>
@@ -225,8 +227,8 @@ export class PostgresSearchIndex implements SearchIndex {
     // group, ts_rank_cd over the weighted vector (catchline terms weigh 1.0, body terms 0.4; denser covers rank higher).
     // Snippets: ts_headline for the `limit` rows only, on a window of a long body (headline_source). The whole body
     // is read only when the window holds no match although a word starts like a query lexeme (a false lead, e.g.
-    // "contracting" for a stem that is not a word prefix); no such word at all means the hit is on the catchline, and
-    // the window (the body's first words) is the snippet. `b` fetches a long (TOASTed) body once, not at each use.
+    // "citizens" for city → cit); no such word at all means the hit is on the catchline, and the window (the body's
+    // first words) is the snippet. `b` fetches a long (TOASTed) body once, not at each use.
     const sql = `
       WITH q AS MATERIALIZED (
         SELECT x.q, (${LEXEME_PATTERN('x.q')}) AS pattern FROM (SELECT ${tsquery} AS q) x

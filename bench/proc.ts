@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** Child processes of the benchmark: the `asof` server, the ingest worker, the bare HTTP server. */
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ASOF = resolve(REPO, 'bin/asof.js');
+
+export const childEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+});
+
+/** VmRSS and VmHWM (peak RSS) of a live process, in bytes (Linux /proc). 0 when unreadable. */
+export function procStatus(pid: number): { rss: number; hwm: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  } catch {
+    return { rss: 0, hwm: 0 };
+  }
+}
+
+/** CPU time (s) of the whole machine (busy, all cores) and of some processes (user + system, all their threads). */
+export function cpuSnapshot(pids: number[]): { at: number; machineBusyS: number; processS: number[] } {
+  const TICK = 100; // USER_HZ: /proc reports clock ticks of 1/100 s on Linux
+  let machineBusyS = NaN;
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    machineBusyS = (user! + nice! + system! + irq! + softirq! + steal!) / TICK;
+  } catch {
+    // not Linux
+  }
+  const processS = pids.map((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / TICK;
+    } catch {
+      return NaN;
+    }
+  });
+  return { at: performance.now(), machineBusyS, processS };
+}
+
+/** Resolves with the exit code; kills with SIGKILL after `graceMs` if SIGTERM was not enough. */
+export async function stopChild(child: ChildProcess, graceMs = 30_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+export interface RunningServer {
+  child: ChildProcess;
+  pid: number;
+  /** Base URL, `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  /** ms from spawn to the "serving" line. */
+  servingMs: number;
+  /** ms from spawn to the first 200 from /v1/health. */
+  healthMs: number;
+  /** Everything the server printed. */
+  output: string[];
+  stop(): Promise<number | null>;
+}
+
+/** `node bin/asof.js serve --port 0 --data-dir DIR`, timed from spawn to "serving" and to the first healthy answer. */
+export async function startServer(dataDir: string, opts: { timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<RunningServer> {
+  const began = performance.now();
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ASOF, 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: REPO,
+    env: childEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const serving = new Promise<{ url: string; at: number }>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`asof serve printed no "serving" line in ${opts.timeoutMs ?? 600_000} ms:\n${output.join('\n')}`)), opts.timeoutMs ?? 600_000);
+    const onLine = (line: string) => {
+      output.push(line);
+      const m = /serving (http:\/\/\S+\/v1)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        done({ url: m[1]!, at: performance.now() });
+      }
+    };
+    createInterface({ input: child.stdout! }).on('line', onLine);
+    createInterface({ input: child.stderr! }).on('line', (line) => output.push(`[stderr] ${line}`));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`asof serve exited (${code}) before serving:\n${output.join('\n')}`));
+    });
+  });
+  const { url, at } = await serving;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/health`);
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not accepting yet
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const healthAt = performance.now();
+  return {
+    child,
+    pid: child.pid!,
+    url,
+    servingMs: at - began,
+    healthMs: healthAt - began,
+    output,
+    stop: () => stopChild(child),
+  };
+}
+
+/** Runs a command to completion; rejects on a non-zero exit. */
+export function runNode(args: string[], opts: { onStderrLine?: (line: string) => void } = {}): Promise<{ stdout: string; stderr: string; ms: number }> {
+  const began = performance.now();
+  const child = spawn(process.execPath, args, { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    stderr += `${line}\n`;
+    opts.onStderrLine?.(line);
+  });
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('exit', (code) => {
+      if (code === 0) done({ stdout, stderr, ms: performance.now() - began });
+      else fail(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}\n${stdout}`));
+    });
+  });
+}
+
+/** A live API key for the data dir of a running server (through its DynamoDB endpoint, as `asof keys create` does). */
+export async function createKey(dataDir: string): Promise<string> {
+  const { stdout } = await runNode([ASOF, 'keys', 'create', '--name', 'bench', '--json', '--data-dir', dataDir]);
+  const line = stdout.split('\n').find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`asof keys create printed no JSON: ${stdout}`);
+  return (JSON.parse(line) as { key: string }).key;
+}

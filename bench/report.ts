@@ -1,0 +1,384 @@
+import type { LoadResult } from './http-load.ts';
+import type { Machine } from './machine.ts';
+import type { CpuBreakdown, IngestBreakdown } from './profile.ts';
+import type { OpsFigure } from './pure.ts';
+import type { ScaleIngest } from './scale.ts';
+import type { SearchMatches } from './search-matches.ts';
+import type { StartupFigure } from './startup.ts';
+import { EDITION_DATES, SECTIONS_PER_CHAPTER, SYNTHETIC_TITLE } from './synthetic-uslm.ts';
+import { SAMPLE_DATES, SEARCH_QUERIES } from './targets.ts';
+
+/** bench/RESULTS.md from the figures of one run. */
+
+export interface PoolStats {
+  distinct: number;
+  statuses: Record<string, number>;
+  meanBytes: number;
+  withHits?: number;
+  meanHits?: number;
+}
+
+export interface SizeHttp {
+  lookupPool: PoolStats;
+  searchPool: PoolStats;
+  lookup: LoadResult;
+  search: LoadResult;
+  lookupC1: LoadResult;
+  searchC1: LoadResult;
+  /** Search at 32 connections and lookup at 1 connection, at the same time. */
+  mixedSearch: LoadResult;
+  mixedLookupC1: LoadResult;
+  /** Per query, one request at a time: median over its pool entries of each entry's median of 3. */
+  searchByQuery: { q: string; requests: number; medianMs: number; maxMs: number; meanHits: number }[];
+  /** After each asof run: how long the server took to answer a trivial search (the queue it still had to work off). */
+  drains: { after: string; ms: number }[];
+  rssIdle: { rss: number; hwm: number };
+  rssAfter: { rss: number; hwm: number };
+}
+
+export interface BareResults {
+  lookup: LoadResult;
+  search: LoadResult;
+  lookupC1: LoadResult;
+  bodyBytes: { lookup: number; search: number };
+}
+
+export interface BenchResults {
+  mode: 'quick' | 'full';
+  command: string;
+  startedAt: string;
+  finishedAt: string;
+  wallMs: number;
+  machine: Machine;
+  settings: { connections: number; warmupS: number; durationS: number; c1DurationS: number; profileS: number; warmStarts: number; sections: number };
+  cliFloorMs: number;
+  pure: OpsFigure[];
+  sample: { coldStart: StartupFigure; warmStarts: StartupFigure[]; http: SizeHttp; bare: BareResults; matches: SearchMatches } | null;
+  scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; matches: SearchMatches } | null;
+  profiles: CpuBreakdown[];
+  ingestProfile: IngestBreakdown | null;
+  /** Set when the run stopped early: what is above it was measured, the rest not. */
+  error: string | null;
+}
+
+export const TARGETS = { lookupP99Ms: 25, searchP50Ms: 20, warmStartMs: 3000 };
+
+const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : '–');
+const sec = (v: number) => `${(v / 1000).toFixed(v >= 100_000 ? 0 : 1)} s`;
+const int = (v: number) => Math.round(v).toLocaleString('en-US');
+const mib = (v: number) => `${(v / 2 ** 20).toFixed(0)} MiB`;
+const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
+const ratio = (v: number) => (Number.isFinite(v) ? `${v.toFixed(v < 0.1 ? 4 : 2)}×` : '–');
+const verdict = (ok: boolean) => (ok ? '**met**' : '**missed**');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? NaN;
+const statuses = (r: LoadResult) =>
+  Object.entries(r.byStatus)
+    .map(([s, v]) => `${s}: ${pct(v.count / r.requests)}`)
+    .join(', ') + (r.errors ? `; ${r.errors} socket errors` : '') + (r.timeouts ? `; ${r.timeouts} timeouts` : '');
+const poolMix = (p: PoolStats) =>
+  Object.entries(p.statuses)
+    .map(([s, n]) => `${n} × ${s}`)
+    .join(', ');
+
+const cores = (v: number) => (Number.isFinite(v) ? Math.max(0, v).toFixed(2) : '–');
+function loadRow(r: LoadResult, bare?: LoadResult): string {
+  const cmp = bare ? ` | ${ratio(r.rps / bare.rps)} | +${ms(r.latency.p50 - bare.latency.p50)} / +${ms(r.latency.p99 - bare.latency.p99)}` : ' | | ';
+  const cpu = `${cores(r.cpu.server)} / ${cores(r.cpu.loadGenerator)} / ${cores(r.cpu.other)}`;
+  return `| ${r.name} | ${r.connections} | ${int(r.requests)} | ${int(r.rps)} | ${ms(r.latency.p50)} | ${ms(r.latency.p90)} | ${ms(r.latency.p99)} | ${ms(r.latency.max)} | ${int(r.meanBytes)} | ${statuses(r)} | ${cpu}${cmp} |`;
+}
+const LOAD_HEAD = [
+  '| run | conn. | responses | req/s | p50 ms | p90 ms | p99 ms | max ms | mean bytes | statuses | CPU (cores): server / load generator / other processes | ÷ bare req/s | Δ p50 / Δ p99 vs bare (ms) |',
+  '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|',
+];
+
+function byStatusRows(r: LoadResult): string[] {
+  return Object.entries(r.byStatus).map(([s, v]) => `| ${r.name} | ${s} | ${int(v.count)} | ${ms(v.latency.p50)} | ${ms(v.latency.p99)} |`);
+}
+
+function errorLines(runs: LoadResult[]): string[] {
+  const lines = runs.flatMap((r) => r.serverErrors.map((e) => `- ${r.name}: ${e.count} × \`${e.body}\``));
+  return lines.length ? ['5xx answers (body, request id blanked):', '', ...lines, ''] : [];
+}
+function drainLine(h: SizeHttp): string[] {
+  const slow = h.drains.filter((d) => d.ms > 1000);
+  return slow.length
+    ? [`Work left queued when a run's clients stopped (time until a trivial search was answered; the next run waited for it): ${slow.map((d) => `${sec(d.ms)} after "${d.after}"`).join('; ')}.`, '']
+    : [];
+}
+
+const p200 = (r: LoadResult) => r.byStatus['200']?.latency ?? r.latency;
+
+export function renderReport(r: BenchResults): string {
+  const L: string[] = [];
+  const push = (...lines: string[]) => L.push(...lines);
+  const s = r.sample;
+  const sc = r.scale;
+  const m = r.machine;
+  const versions = sc ? int(sc.ingest.versions) : '–';
+
+  push(
+    '# asof benchmark results',
+    '',
+    `Generated by \`${r.command}\` (bin/run-bench.js → bench/run.ts); do not edit by hand. Raw figures: bench/results.json.`,
+    '',
+    `- **Run:** ${r.startedAt} → ${r.finishedAt} (${(r.wallMs / 60_000).toFixed(1)} min), **${r.mode} mode**` +
+      (r.mode === 'quick' ? ' (`--quick`: smaller scale corpus, shorter loads; the default is the full run)' : ' (the default; `-- --quick` is the short check)'),
+    `- **Machine:** ${m.cpuModel}, ${m.cores} cores, ${(m.ramBytes / 2 ** 30).toFixed(1)} GiB RAM; Node ${m.node}; ${m.os}`,
+    `- **Code:** ${m.commit}`,
+    `- **Loads:** autocannon ${r.settings.connections} connections, ${r.settings.durationS} s measured after ${r.settings.warmupS} s of warm-up; one-connection runs ${r.settings.c1DurationS} s. ` +
+      'The load generator runs in the bench process, each server in its own child process; on this machine they share ' +
+      `${m.cores} cores, so every req/s figure (the bare server's included) is what is left after the load generator's share.`,
+    '',
+  );
+  if (r.error) push('**This run stopped early** with the error below; the sections that follow hold what was measured before it.', '', '```', r.error, '```', '');
+
+  // ---- summary ----------------------------------------------------------------------------------------------
+  if (s) {
+    const warmMedian = median(s.warmStarts.map((w) => w.healthMs));
+    push(
+      '## Summary',
+      '',
+      `| figure | sample corpus | ${sc ? `scale: ${versions} versions` : 'scale'} | target |`,
+      '|---|--:|--:|---|',
+      `| lookup req/s (${r.settings.connections} connections) | ${int(s.http.lookup.rps)} | ${sc ? int(sc.http.lookup.rps) : '–'} | |`,
+      `| lookup p50 / p99 (ms) | ${ms(s.http.lookup.latency.p50)} / ${ms(s.http.lookup.latency.p99)} | ${sc ? `${ms(sc.http.lookup.latency.p50)} / ${ms(sc.http.lookup.latency.p99)}` : '–'} | p99 ≤ ${TARGETS.lookupP99Ms} ms: ${verdict(s.http.lookup.latency.p99 <= TARGETS.lookupP99Ms)} (sample)${sc ? `, ${verdict(sc.http.lookup.latency.p99 <= TARGETS.lookupP99Ms)} (scale)` : ''} |`,
+      `| lookup p50 / p99, 1 connection (ms) | ${ms(s.http.lookupC1.latency.p50)} / ${ms(s.http.lookupC1.latency.p99)} | ${sc ? `${ms(sc.http.lookupC1.latency.p50)} / ${ms(sc.http.lookupC1.latency.p99)}` : '–'} | (no queueing) |`,
+      `| lookup p50 / max, one at a time, during a ${r.settings.connections}-connection search load (ms) | ${ms(s.http.mixedLookupC1.latency.p50)} / ${ms(s.http.mixedLookupC1.latency.max)} (${s.http.mixedLookupC1.requests} lookups) | ${sc ? `${ms(sc.http.mixedLookupC1.latency.p50)} / ${ms(sc.http.mixedLookupC1.latency.max)} (${sc.http.mixedLookupC1.requests} lookups)` : '–'} | |`,
+      `| search req/s (${r.settings.connections} connections) | ${int(s.http.search.rps)} | ${sc ? int(sc.http.search.rps) : '–'} | |`,
+      `| search p50 / p99 (ms) | ${ms(s.http.search.latency.p50)} / ${ms(s.http.search.latency.p99)} | ${sc ? `${ms(sc.http.search.latency.p50)} / ${ms(sc.http.search.latency.p99)}` : '–'} | p50 ≤ ${TARGETS.searchP50Ms} ms: ${verdict(s.http.search.latency.p50 <= TARGETS.searchP50Ms)} (sample)${sc ? `, ${verdict(sc.http.search.latency.p50 <= TARGETS.searchP50Ms)} (scale)` : ''} |`,
+      `| search p50 / p99, 1 connection (ms) | ${ms(s.http.searchC1.latency.p50)} / ${ms(s.http.searchC1.latency.p99)} | ${sc ? `${ms(sc.http.searchC1.latency.p50)} / ${ms(sc.http.searchC1.latency.p99)}` : '–'} | (no queueing) |`,
+      `| asof ÷ bare node:http req/s (lookup / search) | ${ratio(s.http.lookup.rps / s.bare.lookup.rps)} / ${ratio(s.http.search.rps / s.bare.search.rps)} | | |`,
+      `| server RSS idle → after the loads (peak) | ${mib(s.http.rssIdle.rss)} → ${mib(s.http.rssAfter.rss)} (${mib(s.http.rssAfter.hwm)}) | ${sc ? `${mib(sc.http.rssIdle.rss)} → ${mib(sc.http.rssAfter.rss)} (${mib(sc.http.rssAfter.hwm)})` : '–'} | |`,
+      `| start on a loaded data dir → first healthy answer | ${sec(warmMedian)} (median of ${s.warmStarts.length}) | ${sc ? sec(sc.start.healthMs) : '–'} | ≤ 3 s: ${verdict(warmMedian <= TARGETS.warmStartMs)} (sample)${sc ? `, ${verdict(sc.start.healthMs <= TARGETS.warmStartMs)} (scale)` : ''} |`,
+      `| first start on an empty data dir (incl. sample ingest) → healthy | ${sec(s.coldStart.healthMs)} | | |`,
+    );
+    if (sc) {
+      const ing = sc.ingest;
+      const ingS = ing.worker.ingestMs / 1000;
+      push(
+        `| ingest rate (runIngest, 3 editions) | | ${int(ing.versions / ingS)} versions/s, ${(ing.xmlBytes / 2 ** 20 / ingS).toFixed(2)} MiB/s of XML | |`,
+        `| ingest total time / peak RSS | | ${sec(ing.worker.ingestMs)} (+ ${sec(ing.worker.coverageMs + ing.worker.auditMs)} coverage and audit) / ${mib(ing.worker.peakRssBytes)} | |`,
+        `| lookup at scale ÷ sample: p50 / p99 (200s only) | | ${ratio(p200(sc.http.lookup).p50 / p200(s.http.lookup).p50)} / ${ratio(p200(sc.http.lookup).p99 / p200(s.http.lookup).p99)} | must not grow |`,
+        `| lookup at scale ÷ sample, 1 connection: p50 / p99 (200s only) | | ${ratio(p200(sc.http.lookupC1).p50 / p200(s.http.lookupC1).p50)} / ${ratio(p200(sc.http.lookupC1).p99 / p200(s.http.lookupC1).p99)} | must not grow |`,
+        `| search at scale ÷ sample: p50 / p99 (32 conn.), p50 (1 conn.) | | ${ratio(sc.http.search.latency.p50 / s.http.search.latency.p50)} / ${ratio(sc.http.search.latency.p99 / s.http.search.latency.p99)}, ${ratio(sc.http.searchC1.latency.p50 / s.http.searchC1.latency.p50)} | |`,
+      );
+    }
+    push('');
+  }
+
+  // ---- HTTP on the sample ------------------------------------------------------------------------------------
+  if (s) {
+    push(
+      '## 1. HTTP through the local server, bundled sample corpus',
+      '',
+      '`node bin/asof.js serve --port 0 --data-dir <temp>` on a fresh data dir (the first start loads data/sample), one live key ' +
+        '(`asof keys create --json`), then autocannon. Each request draws its path at random (seeded) from a pool, so no cache can answer a ' +
+        'repeated request; every pool entry was sent once beforehand to learn its status and size.',
+      '',
+      `- **Lookup pool:** ${s.http.lookupPool.distinct} distinct requests: every key of the sample (US Code, D.C. Code, FRAP, N.D.R.App.P.) at ` +
+        `${SAMPLE_DATES.length} dates (${SAMPLE_DATES.join(', ')}), US Code keys alternating with their printed form (\`1 U.S.C. § 112b\`), and four unknown keys; ` +
+        `answers: ${poolMix(s.http.lookupPool)} (a date outside a section's versions is 404 \`no_edition_on_file\` with didYouMean, a real answer that costs an extra query).`,
+      `- **Search pool:** ${s.http.searchPool.distinct} distinct requests: ${SEARCH_QUERIES.map((q) => `"${q}"`).join(', ')}, each at five dates and with two jurisdiction filters; ` +
+        `answers: ${poolMix(s.http.searchPool)}; ${s.http.searchPool.withHits} of them have hits (mean ${s.http.searchPool.meanHits?.toFixed(1)} hits).`,
+      `- **Bare baseline:** a plain \`node:http\` server in its own process answering a fixed JSON body of the pools' mean response size ` +
+        `(${int(s.bare.bodyBytes.lookup)} bytes for lookup, ${int(s.bare.bodyBytes.search)} for search), same connections, same load generator, same run.`,
+      '',
+      ...LOAD_HEAD,
+      loadRow(s.bare.lookup),
+      loadRow(s.http.lookup, s.bare.lookup),
+      loadRow(s.bare.search),
+      loadRow(s.http.search, s.bare.search),
+      loadRow(s.bare.lookupC1),
+      loadRow(s.http.lookupC1, s.bare.lookupC1),
+      loadRow(s.http.searchC1),
+      loadRow(s.http.mixedSearch),
+      loadRow(s.http.mixedLookupC1),
+      '',
+      'Latency by status:',
+      '',
+      '| run | status | responses | p50 ms | p99 ms |',
+      '|---|---|--:|--:|--:|',
+      ...[s.http.lookup, s.http.search, s.http.lookupC1, s.http.searchC1, s.http.mixedLookupC1].flatMap(byStatusRows),
+      '',
+      ...errorLines([s.http.lookup, s.http.search, s.http.lookupC1, s.http.searchC1, s.http.mixedSearch, s.http.mixedLookupC1]),
+      ...drainLine(s.http),
+      `At ${r.settings.connections} connections the latency is mostly queueing: ${r.settings.connections} requests always in flight at ${int(s.http.lookup.rps)} req/s ` +
+        `means ${ms((r.settings.connections / s.http.lookup.rps) * 1000)} ms each on average (Little's law); the one-connection rows show the cost of a request alone. ` +
+        `The CPU column says who was busy: the asof server uses about one core (its JavaScript thread saturated; LevelDB's threads add a little) while the load ` +
+        'generator needs only a few % for it; the bare server is limited by the load generator instead (about one core), so its req/s is a lower bound and ' +
+        'the ratio an upper bound. The last two rows run a search load and lookups sent one at a time together: everything in a server shares one event loop, ' +
+        'and PGlite runs each query synchronously in it.',
+      '',
+      `Server RSS: ${mib(s.http.rssIdle.rss)} when the loads began, ${mib(s.http.rssAfter.rss)} after them; peak ${mib(s.http.rssAfter.hwm)} (the first start's sample ingest included).`,
+      '',
+    );
+  }
+
+  // ---- scale ------------------------------------------------------------------------------------------------
+  if (sc && s) {
+    const ing = sc.ingest;
+    const w = ing.worker;
+    const ingS = w.ingestMs / 1000;
+    push(
+      `## 2. Scale: ${int(ing.sections)} sections × 3 editions = ${int(ing.versions)} versions`,
+      '',
+      `**Corpus.** Three USLM XML editions of a synthetic Title ${SYNTHETIC_TITLE} (a title number no real data uses; \`usc\` accepts it), written to a temp dir by ` +
+        `bench/synthetic-uslm.ts, streaming: uscDoc/meta (docNumber, docPublicationName \`Bench@1..3\`, dcterms:created ${EDITION_DATES.join(', ')}), ` +
+        `title/chapter (${SECTIONS_PER_CHAPTER} sections each)/section with identifier \`/us/usc/t${SYNTHETIC_TITLE}/sN\`, num, heading, subsections with num and content. ` +
+        '**No text is written by hand:** each heading is a real catchline of the bundled sample and each subsection 1–3 real sentences of its sections ' +
+        '(enumerators stripped, deduplicated), drawn with a seeded PRNG (mulberry32), so the search index sees the sample\'s vocabulary and term statistics. ' +
+        '**Editions:** edition 1 holds every section; editions 2 and 3 each replace the content of one subsection of every section (an amendment), ' +
+        `so every section has exactly 3 versions: ${int(ing.versions)} versions. ` +
+        `XML: ${mib(ing.xmlBytes)} in all, written in ${sec(ing.generateMs)}; mean section text ${int(ing.parse.meanBodyChars)} characters.`,
+      '',
+      `**Ingest.** \`runIngest\` on \`openLocalStores\` of a fresh on-disk data dir, in a child process of its own (bench/ingest-worker.ts), ` +
+        'followed by what `asof ingest` runs after it (coverage refresh, audit).',
+      '',
+      '| step | time | rate |',
+      '|---|--:|--:|',
+      `| open the stores (initdb of a new data dir) | ${sec(w.openMs)} | |`,
+      ...w.editions.map(
+        (e) =>
+          `| edition ${e.label} (${e.date}): ${int(e.documents)} sections, ${int(e.puts)} versions put, ${int(e.setValidTo)} re-dated | ${sec(e.ms)} | ${int(e.puts / (e.ms / 1000))} versions/s |`,
+      ),
+      `| **runIngest total** | **${sec(w.ingestMs)}** | **${int(ing.versions / ingS)} versions/s, ${(ing.xmlBytes / 2 ** 20 / ingS).toFixed(2)} MiB/s of XML** |`,
+      `| coverage refresh${w.coverageError ? ` — **failed**: ${w.coverageError}` : ''} | ${sec(w.coverageMs)} | |`,
+      `| audit (${w.auditSummary})${w.auditError ? ` — **threw**: \`${w.auditError}\`` : ''} | ${sec(w.auditMs)} | |`,
+      `| worker process, spawn to exit | ${sec(ing.workerWallMs)} | |`,
+      '',
+      ...(w.auditFindings.length ? ['Audit findings after the ingest:', '', ...w.auditFindings.map((f) => `- ${f}`), ''] : []),
+      ...(w.auditError
+        ? [
+            '**The audit threw after a complete ingest** (what `asof ingest` runs next, so that command exits 1 at this size; the scheduled audit in `asof serve` ' +
+              'fails the same way and only logs a warning). The versions and the search index are complete; the figures below are unaffected.',
+            '',
+          ]
+        : []),
+      `Peak RSS of the ingest process: **${mib(w.peakRssBytes)}** (VmHWM; ${mib(w.peakRssDuringIngestBytes)} sampled during runIngest). ` +
+        `CPU: ${sec(w.cpuUserMs)} user, ${sec(w.cpuSystemMs)} system. The USLM reader alone (no store) reads an edition at ` +
+        `${int(ing.parse.opsPerSec)} sections/s (${ing.parse.mbPerSec.toFixed(1)} MiB/s); the ingest reads each file twice (check, then write). ` +
+        `Data dir afterwards: DynamoDB (dynalite/LevelDB) ${mib(ing.dataDirBytes.dynamodb)}, PostgreSQL (PGlite) ${mib(ing.dataDirBytes.postgres)}.`,
+      '',
+      `**Serving it.** \`asof serve\` on that data dir: serving after ${sec(sc.start.servingMs)}, healthy after ${sec(sc.start.healthMs)}, RSS ${mib(sc.start.rss)} at that point.`,
+      '',
+      `- **Lookup pool:** ${sc.http.lookupPool.distinct} requests: 85 % a random section at a random date after its first edition, 10 % a date before it, ` +
+        `5 % a section number past the end (similar-key suggestions); answers: ${poolMix(sc.http.lookupPool)}.`,
+      `- **Search pool:** ${sc.http.searchPool.distinct} requests: the same queries at four dates, with and without \`jurisdiction=us\`; ` +
+        `${sc.http.searchPool.withHits} of them have hits (mean ${sc.http.searchPool.meanHits?.toFixed(1)} hits).`,
+      '',
+      ...LOAD_HEAD,
+      loadRow(sc.http.lookup),
+      loadRow(sc.http.search),
+      loadRow(sc.http.lookupC1),
+      loadRow(sc.http.searchC1),
+      loadRow(sc.http.mixedSearch),
+      loadRow(sc.http.mixedLookupC1),
+      '',
+      '| run | status | responses | p50 ms | p99 ms |',
+      '|---|---|--:|--:|--:|',
+      ...[sc.http.lookup, sc.http.search, sc.http.lookupC1, sc.http.searchC1, sc.http.mixedLookupC1].flatMap(byStatusRows),
+      '',
+      ...errorLines([sc.http.lookup, sc.http.search, sc.http.lookupC1, sc.http.searchC1, sc.http.mixedSearch, sc.http.mixedLookupC1]),
+      ...drainLine(sc.http),
+      '**Against the sample size** (scale ÷ sample):',
+      '',
+      '| | req/s | p50 | p99 | p50, 200s only | p99, 200s only |',
+      '|---|--:|--:|--:|--:|--:|',
+      ...(
+        [
+          ['lookup, 32 connections', s.http.lookup, sc.http.lookup],
+          ['lookup, 1 connection', s.http.lookupC1, sc.http.lookupC1],
+          ['search, 32 connections', s.http.search, sc.http.search],
+          ['search, 1 connection', s.http.searchC1, sc.http.searchC1],
+        ] as const
+      ).map(
+        ([name, a, b]) =>
+          `| ${name} | ${ratio(b.rps / a.rps)} | ${ratio(b.latency.p50 / a.latency.p50)} | ${ratio(b.latency.p99 / a.latency.p99)} | ${ratio(p200(b).p50 / p200(a).p50)} | ${ratio(p200(b).p99 / p200(a).p99)} |`,
+      ),
+      '',
+      '**Search by query**, one request at a time (each pool entry sent 3 times; median of its medians over dates and filters, and the slowest entry):',
+      '',
+      `| query | sample: median / slowest ms | scale: median / slowest ms | scale ÷ sample (median) | versions holding all terms, sample: all dates / in force on ${sc.matches.asOf} | same, scale |`,
+      '|---|--:|--:|--:|--:|--:|',
+      ...sc.http.searchByQuery.map((b) => {
+        const a = s.http.searchByQuery.find((x) => x.q === b.q);
+        const ma = s.matches.queries.find((x) => x.q === b.q);
+        const mb = sc.matches.queries.find((x) => x.q === b.q);
+        return `| "${b.q}" | ${a ? `${ms(a.medianMs)} / ${ms(a.maxMs)}` : '–'} | ${ms(b.medianMs)} / ${ms(b.maxMs)} | ${a ? ratio(b.medianMs / a.medianMs) : '–'} | ${ma ? `${int(ma.matching)} / ${int(ma.inForce)}` : '–'} | ${mb ? `${int(mb.matching)} / ${int(mb.inForce)}` : '–'} |`;
+      }),
+      '',
+      `A search ranks every version in force that holds all its terms, then keeps 10: its cost follows the match counts. The synthetic text recombines the ` +
+        `sample's ${'sentences'}, so a query matches the same *fraction* of the corpus at every size (real law would make a rare term rarer as the corpus grows). ` +
+        `Planner statistics of search_documents after the ingest: ${sc.matches.plannerRows < 0 ? '**never analyzed** (pg_class.reltuples = -1; PGlite runs no autovacuum and the ingest runs no ANALYZE)' : `${int(sc.matches.plannerRows)} rows estimated, last ANALYZE ${sc.matches.lastAnalyze ?? 'never'}`}.`,
+      '',
+      `Server RSS at scale: ${mib(sc.http.rssIdle.rss)} when the loads began, ${mib(sc.http.rssAfter.rss)} after them, peak ${mib(sc.http.rssAfter.hwm)} ` +
+        `(sample: ${mib(s.http.rssIdle.rss)} → ${mib(s.http.rssAfter.rss)}).`,
+      '',
+    );
+  }
+
+  // ---- startup ----------------------------------------------------------------------------------------------
+  if (s) {
+    const rows = [s.coldStart, ...s.warmStarts, ...(sc ? [sc.start] : [])];
+    push(
+      '## 3. Startup',
+      '',
+      'Time from spawning `node bin/asof.js serve --port 0 --data-dir DIR` to its "serving" line and to the first 200 from `/v1/health` ' +
+        `(polled every 5 ms after the line). "ready in" is serveLocal's own figure (stores opened, sample loaded if needed, listening). ` +
+        `Floor: \`asof openapi\` (node, tsx and the code loaded, no store opened) takes ${sec(r.cliFloorMs)}.`,
+      '',
+      '| start | → serving | → healthy | serveLocal "ready in" | RSS then | target ≤ 3 s |',
+      '|---|--:|--:|--:|--:|---|',
+      ...rows.map(
+        (f) =>
+          `| ${f.label} | ${sec(f.servingMs)} | ${sec(f.healthMs)} | ${f.readyInMs === null ? '–' : sec(f.readyInMs)} | ${mib(f.rss)} | ${f === s.coldStart ? '(first start)' : verdict(f.healthMs <= TARGETS.warmStartMs)} |`,
+      ),
+      '',
+      'The first start printed:',
+      '',
+      '```',
+      ...s.coldStart.lines,
+      '```',
+      '',
+    );
+  }
+
+  // ---- profiles ---------------------------------------------------------------------------------------------
+  if (r.profiles.length) {
+    const buckets = [...new Set(r.profiles.flatMap((p) => p.shares.filter(([, v]) => v >= 0.02).map(([k]) => k)))];
+    const share = (p: CpuBreakdown, b: string) => p.shares.find(([k]) => k === b)?.[1] ?? 0;
+    push(
+      '## 4. Where the server\'s CPU goes under load',
+      '',
+      `A separate run per row (not the measured ones): the server under \`node --cpu-prof\`, ${r.settings.profileS} s of the same load at ${r.settings.connections} connections; ` +
+        'self time of the main thread\'s samples during the load, by bucket. "idle" near 0 means the one JS thread is saturated.',
+      '',
+      `| load | req/s (profiled) | ${buckets.join(' | ')} |`,
+      `|---|--:|${buckets.map(() => '--:').join('|')}|`,
+      ...r.profiles.map((p) => `| ${p.name} | ${int(p.load.rps)} | ${buckets.map((b) => pct(share(p, b))).join(' | ')} |`),
+      '',
+    );
+  }
+
+  if (r.ingestProfile) {
+    const p = r.ingestProfile;
+    push(
+      `**Ingest.** The ingest worker under \`--cpu-prof\` on a small synthetic title (${int(p.sections)} sections × 3 editions, ${int(p.versions)} versions, ` +
+        `runIngest ${sec(p.ingestMs)}; ${sec(p.windowMs)} of main-thread samples): self time by bucket.`,
+      '',
+      '| bucket | share |',
+      '|---|--:|',
+      ...p.shares.filter(([, v]) => v >= 0.01).map(([k, v]) => `| ${k} | ${pct(v)} |`),
+      '',
+    );
+  }
+
+  // ---- pure pieces ------------------------------------------------------------------------------------------
+  if (r.pure.length) {
+    push('## 5. In-process pieces', '', '| piece | ops/s | mean µs |', '|---|--:|--:|');
+    for (const f of r.pure) push(`| ${f.name}${f.note ? ` (${f.note})` : ''} | ${int(f.opsPerSec)} | ${f.meanUs.toFixed(1)} |`);
+    if (sc) push(`| ${sc.ingest.parse.name}, synthetic edition 1 | ${int(sc.ingest.parse.opsPerSec)} sections/s | ${sc.ingest.parse.meanUs.toFixed(1)} |`);
+    push('');
+  }
+  return `${L.join('\n')}\n`;
+}

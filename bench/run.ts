@@ -1,0 +1,268 @@
+/**
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep]`: the benchmark suite. Writes bench/RESULTS.md and
+ * bench/results.json. See bench/report.ts for what each figure means.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { probePaths, runLoad, runSequentialDuring, startBareServer, timeSequential, type BareServer, type LoadOptions, type LoadResult } from './http-load.ts';
+import { machine } from './machine.ts';
+import { profileIngest, profileLoad, type CpuBreakdown } from './profile.ts';
+import { createKey, procStatus, REPO, startServer, type RunningServer } from './proc.ts';
+import { pureFigures } from './pure.ts';
+import { renderReport, type BareResults, type BenchResults, type PoolStats, type SizeHttp } from './report.ts';
+import { readSampleCorpus } from './sample-corpus.ts';
+import { buildScaleStore } from './scale.ts';
+import { cliFloorMs, startupFigure, warmStarts } from './startup.ts';
+import { textPool } from './synthetic-uslm.ts';
+import { searchMatches } from './search-matches.ts';
+import { MATCHES_AS_OF, SEARCH_QUERIES, sampleLookupPaths, sampleSearchPaths, syntheticLookupPaths, syntheticSearchPaths } from './targets.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sections: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'no-profile': { type: 'boolean', default: false },
+  },
+});
+
+const quick = args.quick!;
+const settings = {
+  connections: 32,
+  warmupS: quick ? 1 : 3,
+  durationS: quick ? 5 : 20,
+  c1DurationS: quick ? 3 : 10,
+  profileS: quick ? 5 : 10,
+  warmStarts: quick ? 2 : 3,
+  sections: Number(args.sections ?? (quick ? 10_000 : 100_000)),
+};
+if (!Number.isInteger(settings.sections) || settings.sections < 1) throw new Error(`--sections must be a positive integer (got ${args.sections})`);
+
+const began = performance.now();
+const startedAt = new Date();
+const log = (line: string) => process.stdout.write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(5)} s] ${line}\n`);
+const temps: string[] = [];
+const temp = async (name: string) => {
+  const dir = await mkdtemp(join(tmpdir(), `asof-bench-${name}-`));
+  temps.push(dir);
+  return dir;
+};
+
+function poolStats(probe: { status: number; bytes: number; hits?: number }[]): PoolStats {
+  const statuses: Record<string, number> = {};
+  for (const p of probe) statuses[p.status] = (statuses[p.status] ?? 0) + 1;
+  const searches = probe.filter((p) => p.hits !== undefined);
+  return {
+    distinct: probe.length,
+    statuses,
+    meanBytes: probe.reduce((n, p) => n + p.bytes, 0) / Math.max(1, probe.length),
+    ...(searches.length && {
+      withHits: searches.filter((p) => p.hits! > 0).length,
+      meanHits: searches.reduce((n, p) => n + p.hits!, 0) / searches.length,
+    }),
+  };
+}
+
+/** Measured loads against one running server: lookup and search at 32 connections, then one connection. */
+async function measureServer(
+  label: string,
+  server: RunningServer,
+  headers: Record<string, string>,
+  lookupPaths: string[],
+  searchPaths: string[],
+  withBare: boolean,
+): Promise<{ http: SizeHttp; bare: BareResults | null }> {
+  const origin = new URL(server.url).origin;
+  const rssIdle = procStatus(server.pid);
+  log(`${label}: probing ${lookupPaths.length} lookup and ${searchPaths.length} search requests once each`);
+  const lookupPool = poolStats(await probePaths(origin, lookupPaths, headers));
+  const searchPool = poolStats(await probePaths(origin, searchPaths, headers));
+  // The bare server answers one fixed JSON body of the mean size of asof's answers to the same pool.
+  const bare: BareServer | null = withBare ? await startBareServer(lookupPool.meanBytes, searchPool.meanBytes) : null;
+  if (bare) running.push(bare);
+  try {
+  const base = { headers, connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS };
+  // A load's clients stop at the end of the run, but the server still works off what they queued (a slow search
+  // queue can take many seconds): wait for it before the next run, so no run measures the previous one's tail.
+  const drain = async () => {
+    const began = performance.now();
+    const res = await fetch(`${origin}/v1/law/search?q=zzqxjv&asOf=2000-01-01`, { headers });
+    await res.arrayBuffer();
+    return performance.now() - began;
+  };
+  const drains: { after: string; ms: number }[] = [];
+  const run = async (name: string, o: string, paths: readonly string[], pid: number, extra: Partial<LoadOptions> = {}): Promise<LoadResult> => {
+    const r = await runLoad({ ...base, name, origin: o, paths, serverPid: pid, ...extra });
+    if (o === origin) drains.push({ after: name, ms: await drain() });
+    const statuses = Object.entries(r.byStatus).map(([s, v]) => `${s}×${v.count}`).join(' ');
+    log(`  ${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms (${statuses}${r.errors ? `, ${r.errors} errors` : ''})`);
+    for (const e of r.serverErrors) log(`    ${e.count} × ${e.body}`);
+    return r;
+  };
+  const c1 = { connections: 1, durationS: settings.c1DurationS, warmupS: 1 };
+  const bareLookupPaths = lookupPaths.map((_, i) => `/lookup/${i}`);
+  const bareSearchPaths = searchPaths.map((_, i) => `/search/${i}`);
+  const bareLookup = bare && (await run('bare node:http, lookup-sized body', bare.origin, bareLookupPaths, bare.pid));
+  const lookup = await run(`asof lookup (${label})`, origin, lookupPaths, server.pid);
+  const bareSearch = bare && (await run('bare node:http, search-sized body', bare.origin, bareSearchPaths, bare.pid));
+  const search = await run(`asof search (${label})`, origin, searchPaths, server.pid);
+  const lookupC1 = await run(`asof lookup, 1 connection (${label})`, origin, lookupPaths, server.pid, c1);
+  const searchC1 = await run(`asof search, 1 connection (${label})`, origin, searchPaths, server.pid, c1);
+  const bareLookupC1 = bare && (await run('bare node:http, lookup-sized, 1 connection', bare.origin, bareLookupPaths, bare.pid, c1));
+  // Both at once: does a search load hold up lookups (one event loop, PGlite runs synchronously in it)?
+  const mixedSearchRun = run(`asof search (${label}), with the lookups below at the same time`, origin, searchPaths, server.pid);
+  const mixedLookupC1 = await runSequentialDuring(
+    { name: `asof lookup, one at a time (${label}), during the search load above`, origin, paths: lookupPaths, headers, serverPid: server.pid },
+    mixedSearchRun,
+  );
+  const mixedSearch = await mixedSearchRun;
+  for (const e of mixedLookupC1.serverErrors) log(`    ${e.count} × ${e.body}`);
+  log(`  ${mixedLookupC1.name}: ${mixedLookupC1.requests} lookups, p50 ${mixedLookupC1.latency.p50.toFixed(0)} ms, max ${mixedLookupC1.latency.max.toFixed(0)} ms (${Object.entries(mixedLookupC1.byStatus).map(([s, v]) => `${s}×${v.count}`).join(' ')})`);
+  const rssAfter = procStatus(server.pid);
+  // Search, one query at a time: which queries cost what at this size.
+  const perQuery = new Map<string, { times: number[]; hits: number[] }>();
+  for (const t of await timeSequential(origin, searchPaths, headers, 3)) {
+    const q = new URL(t.path, origin).searchParams.get('q')!;
+    const e = perQuery.get(q) ?? { times: [], hits: [] };
+    e.times.push(t.medianMs);
+    e.hits.push(t.hits ?? 0);
+    perQuery.set(q, e);
+  }
+  const searchByQuery = [...perQuery].map(([q, e]) => ({
+    q,
+    requests: e.times.length,
+    medianMs: e.times.sort((a, b) => a - b)[Math.floor((e.times.length - 1) / 2)]!,
+    maxMs: Math.max(...e.times),
+    meanHits: e.hits.reduce((a, b) => a + b, 0) / e.hits.length,
+  }));
+  return {
+    http: { lookupPool, searchPool, lookup, search, lookupC1, searchC1, mixedSearch, mixedLookupC1, searchByQuery, drains, rssIdle, rssAfter },
+    bare: bare && bareLookup && bareSearch && bareLookupC1 ? { lookup: bareLookup, search: bareSearch, lookupC1: bareLookupC1, bodyBytes: { lookup: lookupPool.meanBytes, search: searchPool.meanBytes } } : null,
+  };
+  } finally {
+    await bare?.stop();
+  }
+}
+
+const results: BenchResults = {
+  mode: quick ? 'quick' : 'full',
+  command: `npm run bench${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  startedAt: startedAt.toISOString(),
+  finishedAt: '',
+  wallMs: 0,
+  machine: machine(),
+  settings,
+  cliFloorMs: 0,
+  pure: [],
+  sample: null,
+  scale: null,
+  profiles: [],
+  ingestProfile: null,
+  error: null,
+};
+
+const running: { stop(): Promise<unknown> }[] = [];
+const stopAll = async () => {
+  await Promise.allSettled(running.splice(0).map((s) => s.stop()));
+};
+
+try {
+  log(`asof bench, ${results.mode} mode: ${settings.sections.toLocaleString('en-US')} synthetic sections × 3 editions; loads of ${settings.durationS} s at ${settings.connections} connections`);
+  log(`machine: ${results.machine.cpuModel}, ${results.machine.cores} cores, ${(results.machine.ramBytes / 2 ** 30).toFixed(1)} GiB, node ${results.machine.node}, ${results.machine.os}`);
+
+  const sampleDocs = await readSampleCorpus();
+  const pool = textPool(sampleDocs);
+  const profiles: CpuBreakdown[] = [];
+
+  // ---- in-process pieces --------------------------------------------------------------------------------------
+  log('in-process pieces');
+  const body = sampleDocs.find((d) => d.key === '1-112b')?.bodyText ?? sampleDocs[0]!.bodyText;
+  results.pure = await pureFigures(body);
+  for (const f of results.pure) log(`  ${f.name}: ${f.opsPerSec.toFixed(0)} ops/s (${f.meanUs.toFixed(1)} µs)`);
+  results.cliFloorMs = await cliFloorMs();
+  log(`  asof openapi (node + tsx + code, no store): ${results.cliFloorMs.toFixed(0)} ms`);
+
+  // ---- the bundled sample ----------------------------------------------------------------------------------
+  const sampleDir = await temp('sample');
+  log(`sample corpus: first start on an empty data dir (${sampleDir})`);
+  const server = await startServer(sampleDir);
+  running.push(server);
+  const coldStart = startupFigure('first start, empty data dir (initdb + sample ingest)', server);
+  log(`  serving after ${coldStart.servingMs.toFixed(0)} ms, healthy after ${coldStart.healthMs.toFixed(0)} ms`);
+  const key = await createKey(sampleDir);
+  const headers = { authorization: `Bearer ${key}` };
+  const sampleHttp = await measureServer('sample', server, headers, sampleLookupPaths(sampleDocs), sampleSearchPaths(), true);
+  await server.stop();
+  running.length = 0;
+
+  if (!args['no-profile']) {
+    log('sample corpus: profiled runs (server under --cpu-prof)');
+    for (const [kind, paths] of [['lookup', sampleLookupPaths(sampleDocs)], ['search', sampleSearchPaths()]] as const) {
+      const p = await profileLoad({ name: `${kind}, sample`, dataDir: sampleDir, paths, headers, durationS: settings.profileS });
+      log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+      profiles.push(p);
+    }
+  }
+
+  log(`sample corpus: ${settings.warmStarts} starts on the loaded data dir`);
+  const warm = await warmStarts(sampleDir, settings.warmStarts, 'warm start, sample loaded');
+  for (const w of warm) log(`  ${w.label}: serving ${w.servingMs.toFixed(0)} ms, healthy ${w.healthMs.toFixed(0)} ms`);
+  const sampleMatches = await searchMatches(sampleDir, SEARCH_QUERIES, MATCHES_AS_OF);
+  results.sample = { coldStart, warmStarts: warm, http: sampleHttp.http, bare: sampleHttp.bare!, matches: sampleMatches };
+  results.profiles = profiles;
+  await rm(sampleDir, { recursive: true, force: true });
+
+  // ---- scale ------------------------------------------------------------------------------------------------
+  const xmlDir = await temp('xml');
+  const dataDir = await temp('scale');
+  log(`scale: ${settings.sections.toLocaleString('en-US')} sections × 3 editions through runIngest (${xmlDir} → ${dataDir})`);
+  const ingest = await buildScaleStore({ pool, sections: settings.sections, xmlDir, dataDir, log });
+  await rm(xmlDir, { recursive: true, force: true });
+  const ingestS = ingest.worker.ingestMs / 1000;
+  log(`  ${ingest.versions} versions in ${ingestS.toFixed(0)} s: ${(ingest.versions / ingestS).toFixed(0)} versions/s, ${(ingest.xmlBytes / 2 ** 20 / ingestS).toFixed(2)} MiB/s; peak RSS ${(ingest.worker.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
+
+  const big = await startServer(dataDir);
+  running.push(big);
+  const scaleStart = startupFigure(`warm start, ${ingest.versions.toLocaleString('en-US')} versions`, big);
+  log(`  serving after ${scaleStart.servingMs.toFixed(0)} ms, healthy after ${scaleStart.healthMs.toFixed(0)} ms`);
+  const bigKey = await createKey(dataDir);
+  const bigHeaders = { authorization: `Bearer ${bigKey}` };
+  const lookupPaths = syntheticLookupPaths(settings.sections, 5000);
+  const searchPaths = syntheticSearchPaths();
+  const scaleHttp = await measureServer('scale', big, bigHeaders, lookupPaths, searchPaths, false);
+  await big.stop();
+  running.length = 0;
+  const scaleMatches = await searchMatches(dataDir, SEARCH_QUERIES, MATCHES_AS_OF);
+  if (!args['no-profile']) {
+    log('scale: profiled runs');
+    for (const [kind, paths] of [['lookup', lookupPaths], ['search', searchPaths]] as const) {
+      const p = await profileLoad({ name: `${kind}, ${ingest.versions.toLocaleString('en-US')} versions`, dataDir, paths, headers: bigHeaders, durationS: settings.profileS });
+      log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+      profiles.push(p);
+    }
+  }
+  results.scale = { ingest, start: scaleStart, http: scaleHttp.http, matches: scaleMatches };
+
+  if (!args['no-profile']) {
+    log('ingest: a profiled small ingest (2,000 sections × 3 editions)');
+    results.ingestProfile = await profileIngest(pool, 2000);
+    log(`  ${results.ingestProfile.shares.slice(0, 5).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+  }
+} catch (err) {
+  results.error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  log(`FAILED: ${results.error}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  results.finishedAt = new Date().toISOString();
+  results.wallMs = performance.now() - began;
+  if (results.sample) {
+    await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(results));
+    log(`wrote bench/RESULTS.md and bench/results.json (${(results.wallMs / 60_000).toFixed(1)} min)`);
+  }
+  if (args.keep) log(`kept ${temps.join(', ')}`);
+  else await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
+}
