@@ -11,6 +11,7 @@ const USAGE = `usage: asof <command> [options]
   serve                      serve the API (default port 8787, data dir .asof/)
       --port N                 (env PORT)         --data-dir DIR   (env ASOF_DATA_DIR)
       --host H                 (default 127.0.0.1)
+      --no-cache               read the stores on every request (env ASOF_CACHE=off)
   keys create --name NAME [--scopes lookup,...] [--plan P] [--test] [--json]
   keys list [--json]
   keys revoke ID
@@ -38,6 +39,7 @@ const options = {
   set: { type: 'string' },
   basis: { type: 'string' },
   write: { type: 'boolean' },
+  'no-cache': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 

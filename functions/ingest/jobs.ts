@@ -81,6 +81,7 @@ export async function runIngest(deps: IngestJobDeps, req: IngestRequest, log: (l
           `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed`,
       );
     }
+    if (reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();
     await deps.ops.markCoverageDirty(deps.now().toISOString());
     return reports;
   } finally {

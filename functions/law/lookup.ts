@@ -41,10 +41,11 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   }
 
   const { collection, key } = resolved;
-  await assertCarried(store, jurisdiction, collection.corpus);
   const ref: SectionRef = { jurisdiction, corpus: collection.corpus, key };
   const found = await store.findInForce(ref, asOf);
   if (found) return found;
+  // Only a miss needs to know whether the corpus is carried at all (a found version proves it is).
+  await assertCarried(store, jurisdiction, collection.corpus);
 
   const versions = await store.listVersions(ref);
   if (versions.length > 0) {

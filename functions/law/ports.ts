@@ -119,6 +119,11 @@ export interface SearchIndex {
   setValidTo(id: string, validTo: string): Promise<void>;
   remove(ids: readonly string[]): Promise<void>;
   search(query: SearchQuery): Promise<SearchHit[]>;
+  /**
+   * After a bulk change (an ingest, a reindex): make the index ready to answer well (PostgreSQL: fresh planner
+   * statistics, which nothing else gathers on PGlite; OpenSearch: a refresh). Changes no result.
+   */
+  refresh(): Promise<void>;
   count(): Promise<number>;
   ping(): Promise<void>;
 }

@@ -23,13 +23,15 @@ type CheckName = (typeof CHECKS)[number] | 'search-index-in-sync';
 /** Bodies shorter than this for an active section are suspicious stubs; longer than OUTLIER_FACTOR × the median, outliers. */
 const STUB_CHARS = 40;
 const OUTLIER_FACTOR = 50;
+/** Problems named in a finding's detail; the rest are counted. */
+const SAMPLE_PROBLEMS = 10;
 
 interface ScopeStats {
   scope: string;
   jurisdiction: string;
   rows: number;
   chars: number[];
-  problems: Map<CheckName, string[]>;
+  problems: Map<CheckName, { count: number; sample: string[] }>;
   unexplainedEmpty: number;
   misattributed: number;
 }
@@ -66,9 +68,9 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   };
   const scopeFor = (v: SectionVersion): ScopeStats => scopeOf(v.citation.jurisdiction, v.citation.corpus, v.citation.key);
   const flag = (s: ScopeStats, check: CheckName, what: string) => {
-    const list = s.problems.get(check) ?? [];
-    list.push(what);
-    s.problems.set(check, list);
+    const problems = s.problems.get(check) ?? { count: 0, sample: [] };
+    if (problems.count++ < SAMPLE_PROBLEMS) problems.sample.push(what);
+    s.problems.set(check, problems);
   };
 
   for await (const v of deps.versions.scanVersions()) {
@@ -140,10 +142,9 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   const findingsOf = (s: ScopeStats): AuditFinding[] =>
     CHECKS.flatMap((check) => {
       const problems = s.problems.get(check);
-      if (!problems?.length) return [];
+      if (!problems) return [];
       const status: CheckStatus = check === 'gaps-explained' || check === 'size-outliers' ? 'warn' : 'fail';
-      const sample = problems.slice(0, 10).join('; ');
-      const detail = `${problems.length} problem(s): ${sample}${problems.length > 10 ? '; …' : ''}`;
+      const detail = `${problems.count} problem(s): ${problems.sample.join('; ')}${problems.count > SAMPLE_PROBLEMS ? '; …' : ''}`;
       return [finding(s.scope, check, status, detail, s.rows, s.chars, s.unexplainedEmpty, s.misattributed)];
     });
 
@@ -182,7 +183,8 @@ function finding(scope: string, check: CheckName, status: CheckStatus, detail: s
     detail,
     rows,
     avg_chars: chars.length ? Math.round(chars.reduce((a, b) => a + b, 0) / chars.length) : null,
-    max_chars: chars.length ? Math.max(...chars) : null,
+    // Not Math.max(...chars): a collection's hundreds of thousands of arguments overflow the stack.
+    max_chars: chars.length ? chars.reduce((a, b) => (b > a ? b : a)) : null,
     unexplained_empty: unexplainedEmpty,
     misattributed,
   };

@@ -16,6 +16,7 @@ export async function reindex(deps: { versions: VersionStore; search: SearchInde
   }
   if (chunk.length) await deps.search.upsert(chunk);
   documents += chunk.length;
+  await deps.search.refresh();
   log(`reindexed ${documents} versions`);
   return { documents };
 }

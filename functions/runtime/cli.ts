@@ -32,6 +32,7 @@ export interface CliFlags {
   set?: string;
   basis?: string;
   write?: boolean;
+  'no-cache'?: boolean;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -73,7 +74,8 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${flags.port}')`);
   const running = await findRunningServer(dataDir);
   if (running) throw new Error(`a server (pid ${running.pid}) is already serving ${dataDir} at ${running.apiUrl}`);
-  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out });
+  const cache = !(flags['no-cache'] || process.env.ASOF_CACHE === 'off');
+  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out, cache });
   await new Promise<void>((done) => {
     const stop = () => {
       io.out('asof: stopping');

@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import type { AccountStore } from '#accounts/ports.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { OpsStore } from '#ops/ports.ts';
+import { CachingAccountStore } from '#stores/cache/account-store.ts';
+import { WriteTracker } from '#stores/cache/change-stamps.ts';
+import { CachingSearchIndex } from '#stores/cache/search-index.ts';
+import { CachingVersionStore } from '#stores/cache/version-store.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
@@ -12,10 +16,21 @@ import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
-import { pgliteClient } from '#stores/postgres/sql-client.ts';
+import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 
 /** Local table names: the same tables the AWS stack creates, with a local prefix. */
 export const LOCAL_TABLES = tableNames('asof');
+/** The name the search index's writes are tracked under. */
+const SEARCH_TABLE = 'search_documents';
+
+export interface EmbeddedStoreOptions {
+  /**
+   * Answer repeated reads from memory while the stores have not changed (default true). Exact: every write reaches
+   * the embedded stores through this process, which sees it (functions/stores/cache/). Off, every request reads the
+   * stores (the benchmark measures both).
+   */
+  cache?: boolean;
+}
 
 /** The production adapters on embedded stores: the DynamoDB adapter on dynalite, the PostgreSQL adapter on PGlite. */
 export interface EmbeddedStores {
@@ -24,6 +39,8 @@ export interface EmbeddedStores {
   ops: OpsStore;
   accounts: AccountStore;
   dynamoEndpoint: string;
+  /** The embedded PostgreSQL itself (jobs and tests that work below the ports). */
+  sql: SqlClient;
   /** Stop the embedded DynamoDB while everything else runs (to test an outage under a live server). */
   stopDynamo(): Promise<void>;
   /** Close the embedded PostgreSQL while everything else runs. */
@@ -31,33 +48,42 @@ export interface EmbeddedStores {
   close(): Promise<void>;
 }
 
-async function openDynamo(dataDir: string | null): Promise<RunningDynalite> {
-  if (dataDir === null) return startDynalite();
+async function openDynamo(dataDir: string | null, tracker?: WriteTracker): Promise<RunningDynalite> {
+  if (dataDir === null) return startDynalite({ ...(tracker && { tracker }) });
   const path = join(dataDir, 'dynamodb');
   await mkdir(path, { recursive: true });
   try {
-    return await startDynalite({ path });
+    return await startDynalite({ path, ...(tracker && { tracker }) });
   } catch (err) {
     throw new Error(`cannot open ${path}: is another asof process using this data dir? (${(err as Error).message})`, { cause: err });
   }
 }
 
 /** Opens (creating on first use) the stores of a data dir, or in memory when `dataDir` is null. */
-export async function openEmbeddedStores(dataDir: string | null): Promise<EmbeddedStores> {
-  const dynalite = await openDynamo(dataDir);
+export async function openEmbeddedStores(dataDir: string | null, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
+  const tracker = new WriteTracker();
+  const dynalite = await openDynamo(dataDir, tracker);
   const doc = createDocumentClient({ endpoint: dynalite.endpoint });
   await ensureTables(doc, LOCAL_TABLES);
   const pglite = await openPglite(dataDir === null ? undefined : join(dataDir, 'postgres'));
   const sql = pgliteClient(pglite);
   await migrate(sql);
+  const versions = new DynamoVersionStore(doc, LOCAL_TABLES.versions);
+  const search = new PostgresSearchIndex(sql);
+  const accounts = new DynamoAccountStore(doc, LOCAL_TABLES.accounts);
+  const cache = options.cache ?? true;
   return {
-    versions: new DynamoVersionStore(doc, LOCAL_TABLES.versions),
-    search: new PostgresSearchIndex(sql),
+    versions: cache ? new CachingVersionStore(versions, { stamps: tracker, table: LOCAL_TABLES.versions }) : versions,
+    search: cache ? new CachingSearchIndex(search, { tracker, table: SEARCH_TABLE }) : search,
     ops: new DynamoOpsStore(doc, LOCAL_TABLES.ops),
-    accounts: new DynamoAccountStore(doc, LOCAL_TABLES.accounts),
+    accounts: cache ? new CachingAccountStore(accounts, { stamps: tracker, table: LOCAL_TABLES.accounts }) : accounts,
     dynamoEndpoint: dynalite.endpoint,
+    sql,
     stopDynamo: () => dynalite.close(),
-    stopSearch: () => closePglite(pglite),
+    stopSearch: () => {
+      tracker.close(SEARCH_TABLE);
+      return closePglite(pglite);
+    },
     async close() {
       doc.destroy();
       await Promise.all([dynalite.close(), closePglite(pglite)]);

@@ -32,8 +32,8 @@ export interface LocalStores extends EmbeddedStores {
   now: () => Date;
 }
 
-export async function openLocalStores(opts: { dataDir: string | null; now?: () => Date }): Promise<LocalStores> {
-  const stores = await openEmbeddedStores(opts.dataDir);
+export async function openLocalStores(opts: { dataDir: string | null; now?: () => Date; cache?: boolean }): Promise<LocalStores> {
+  const stores = await openEmbeddedStores(opts.dataDir, { ...(opts.cache !== undefined && { cache: opts.cache }) });
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
@@ -131,6 +131,8 @@ export interface ServeOptions {
   sample?: boolean;
   /** Run the probe, coverage and audit schedules (default true). */
   schedules?: boolean;
+  /** Answer repeated reads from memory while the stores are unchanged (default true; see embedded-stores.ts). */
+  cache?: boolean;
   logger?: Logger;
 }
 
@@ -139,7 +141,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const log = opts.log ?? (() => undefined);
   const started = Date.now();
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
-  const stores = await openLocalStores({ dataDir: opts.dataDir, ...(opts.now && { now: opts.now }) });
+  const stores = await openLocalStores({ dataDir: opts.dataDir, ...(opts.now && { now: opts.now }), ...(opts.cache !== undefined && { cache: opts.cache }) });
   if (opts.sample ?? true) await loadSampleIfNeeded(stores, log);
 
   const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });

@@ -52,7 +52,7 @@ let sql: SqlClient;
 beforeAll(async () => {
   stores = await openEmbeddedStores(null);
   doc = createDocumentClient({ endpoint: stores.dynamoEndpoint });
-  sql = sqlClientOf(stores.search);
+  sql = stores.sql;
 });
 
 afterAll(async () => {
@@ -60,15 +60,6 @@ afterAll(async () => {
   await stores?.close();
 });
 
-/**
- * openEmbeddedStores keeps its PGlite to itself; the search adapter's client reaches it, and a second PGlite would
- * cost seconds per file. Fails loudly if the adapter stops holding it under that name.
- */
-function sqlClientOf(search: SearchIndex): SqlClient {
-  const client = (search as unknown as { client?: SqlClient }).client;
-  if (!client || typeof client.query !== 'function') throw new Error('PostgresSearchIndex no longer holds its SqlClient as `client`: update sqlClientOf');
-  return client;
-}
 
 /** Everything an ingest, a re-run and an audit need, on tables and a schema no other sandbox sees. */
 interface Sandbox extends IngestDeps {
@@ -529,6 +520,7 @@ class CrashingSearchIndex implements SearchIndex {
   }
 
   search = (query: SearchQuery) => this.inner.search(query);
+  refresh = () => this.inner.refresh();
   count = () => this.inner.count();
   ping = () => this.inner.ping();
 }

@@ -53,7 +53,7 @@ let sampleVersions: SectionVersion[];
 beforeAll(async () => {
   stores = await openEmbeddedStores(null);
   doc = createDocumentClient({ endpoint: stores.dynamoEndpoint });
-  sql = sqlClientOf(stores.search);
+  sql = stores.sql;
   const deps = { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => LOADED_AT };
   for (const request of SAMPLE_INGESTS) await runIngest(deps, request);
   sampleVersions = await versionsOf(stores.versions);
@@ -64,12 +64,6 @@ afterAll(async () => {
   await stores?.close();
 });
 
-/** openEmbeddedStores keeps its PGlite to itself; the search adapter's client reaches it (a second PGlite costs seconds). */
-function sqlClientOf(search: SearchIndex): SqlClient {
-  const client = (search as unknown as { client?: SqlClient }).client;
-  if (!client || typeof client.query !== 'function') throw new Error('PostgresSearchIndex no longer holds its SqlClient as `client`: update sqlClientOf');
-  return client;
-}
 
 interface Sandbox {
   versions: VersionStore;

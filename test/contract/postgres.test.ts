@@ -122,6 +122,19 @@ function describePostgresSpecifics(name: string, connect: () => Promise<{ client
       expect(rows.map((r) => r.indexname)).toEqual(['search_documents_pkey', 'search_documents_scope', 'search_documents_tsv']);
     });
 
+    it('refresh() gathers the planner statistics an embedded PostgreSQL never gathers by itself', async () => {
+      const { schema, index } = await fixture();
+      await index.upsert(loadSampleDocuments().slice(0, 40));
+      const statistics = async () =>
+        (await env.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = $1 AND tablename = 'search_documents'`, [schema])).rows[0]!.n;
+      const before = await statistics();
+
+      await index.refresh();
+
+      expect(before).toBe(0);
+      expect(await statistics()).toBeGreaterThan(0);
+    });
+
     it('migrates safely when several processes race', async () => {
       env ??= await connect();
       const schema = uniqueSchema('race');

@@ -8,6 +8,7 @@ import { fixture } from './client.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const USLM_2013 = join(ROOT, 'data/sample/uslm/usc01@113-31.xml');
+const USLM_2022 = join(ROOT, 'data/sample/uslm/usc01@117-80.xml');
 
 /** Runs `asof …` as a user would, in a child process. */
 function asof(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -99,6 +100,21 @@ describe('a fresh data dir: commands without a server, then serve', () => {
       server!.once('close', () => reject(new Error(`server exited: ${out}`)));
     });
     expect(await lookupWith(url, key)).toBe(200);
+
+    // A lookup the server now answers from memory changes as soon as an ingest from another terminal lands.
+    const section112b = async () => {
+      const res = await fetch(`${url}/law/lookup?jurisdiction=us&citation=1-112b&asOf=2024-01-01`, { headers: { authorization: `Bearer ${key}` } });
+      return ((await res.json()) as { result: { bodyText: string; provenance: { versionLabel: string } } }).result;
+    };
+    const before = [await section112b(), await section112b()];
+    const later = await asof(['ingest', 'uslm', USLM_2022, '--data-dir', dir]);
+    expect(later.code, later.stderr).toBe(0);
+    const after = await section112b();
+    expect(before.map((r) => r.provenance.versionLabel)).toEqual(['Online@113-31', 'Online@113-31']);
+    expect(before[1]!.bodyText).not.toMatch(/^\(g\)/m);
+    expect(after.provenance.versionLabel).toBe('Online@117-80');
+    expect(after.bodyText).toMatch(/^\(g\) It is the sense of Congress/m);
+
     const busy = await asof(['serve', '--port', '0', '--data-dir', dir]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toMatch(/already serving/);

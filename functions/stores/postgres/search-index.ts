@@ -265,6 +265,10 @@ export class PostgresSearchIndex implements SearchIndex {
     }));
   }
 
+  async refresh(): Promise<void> {
+    await this.client.query(`ANALYZE ${this.table}`);
+  }
+
   async count(): Promise<number> {
     const { rows } = await this.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.table}`);
     return rows[0]?.n ?? 0;
