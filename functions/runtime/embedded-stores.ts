@@ -14,7 +14,7 @@ import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
-import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
+import { closePglite, openPgliteThread } from '#stores/postgres/pglite.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 
@@ -65,7 +65,7 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   const dynalite = await openDynamo(dataDir, tracker);
   const doc = createDocumentClient({ endpoint: dynalite.endpoint });
   await ensureTables(doc, LOCAL_TABLES);
-  const pglite = await openPglite(dataDir === null ? undefined : join(dataDir, 'postgres'));
+  const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'));
   const sql = pgliteClient(pglite);
   await migrate(sql);
   const versions = new DynamoVersionStore(doc, LOCAL_TABLES.versions);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SearchQuery } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { appliedVersions, migrate } from '#stores/postgres/migrations.ts';
-import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
+import { closePglite, openPglite, openPgliteThread, type PgliteLike } from '#stores/postgres/pglite.ts';
 import { PostgresSearchIndex, chunkRows, parseKeywords } from '#stores/postgres/search-index.ts';
 import { connectPostgres, pgliteClient, poolClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 import { describeSearchIndexContract, loadSampleDocuments, searchDoc, type SearchIndexFactory } from './search-index.contract.ts';
@@ -65,6 +65,22 @@ const serverFactory = (url: string): SearchIndexFactory => ({
 });
 
 describeSearchIndexContract('PostgreSQL on PGlite', pgliteFactory);
+
+/** The same adapter on PGlite in a worker thread of its own, as the local runtime runs it. */
+let threaded: Promise<PgliteLike> | undefined;
+afterAll(async () => {
+  if (threaded) await closePglite(await threaded);
+});
+describeSearchIndexContract('PostgreSQL on PGlite in a worker thread', {
+  open: async () => schemaFixture(pgliteClient(await (threaded ??= openPgliteThread())), 'threaded'),
+  openClosed: async () => {
+    const db = await openPgliteThread();
+    const client = pgliteClient(db);
+    await migrate(client, 'closed');
+    await closePglite(db);
+    return new PostgresSearchIndex(client, { schema: 'closed' });
+  },
+});
 if (DATABASE_URL) describeSearchIndexContract('PostgreSQL server (DATABASE_URL)', serverFactory(DATABASE_URL));
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { StoreUnavailableError } from '#shared/errors.ts';
+import type { PgliteLike } from './pglite.ts';
 
 /** Which store a connection failure is reported against (the 503's `statutes_unavailable` / `caselaw_unavailable`). */
 export type StoreName = ConstructorParameters<typeof StoreUnavailableError>[0];
@@ -97,8 +97,8 @@ function guarded(store: StoreName, run: Omit<SqlClient, 'close'>, release: () =>
   };
 }
 
-/** A client over one PGlite instance (its queries are queued one at a time by PGlite itself). */
-export function pgliteClient(db: PGlite, options: SqlClientOptions = {}): SqlClient {
+/** A client over one PGlite instance, in this thread or its own (its queries are queued one at a time by PGlite itself). */
+export function pgliteClient(db: PgliteLike, options: SqlClientOptions = {}): SqlClient {
   const { store = 'search', owned = false } = options;
   return guarded(
     store,
