@@ -75,9 +75,11 @@ export interface RunningServer {
 }
 
 /** `node bin/asof.js serve --port 0 --data-dir DIR`, timed from spawn to "serving" and to the first healthy answer. */
-export async function startServer(dataDir: string, opts: { timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<RunningServer> {
+/** `cache: false` starts `asof serve --no-cache` (every request reads the stores). */
+export async function startServer(dataDir: string, opts: { timeoutMs?: number; nodeArgs?: string[]; cache?: boolean } = {}): Promise<RunningServer> {
   const began = performance.now();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ASOF, 'serve', '--port', '0', '--data-dir', dataDir], {
+  const flags = opts.cache === false ? ['--no-cache'] : [];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ASOF, 'serve', '--port', '0', '--data-dir', dataDir, ...flags], {
     cwd: REPO,
     env: childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],

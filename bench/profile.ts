@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runLoad, type LoadResult } from './http-load.ts';
+import { probePaths, runLoad, type LoadResult } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
 import { runNode, startServer } from './proc.ts';
 import { writeSyntheticTitle, type TextPool } from './synthetic-uslm.ts';
@@ -19,6 +19,17 @@ export interface CpuBreakdown {
   /** bucket → share of the window (0..1), largest first. */
   shares: [string, number][];
   load: LoadResult;
+  /** Share of the window the PGlite thread was busy (not idle), when the server ran one. */
+  pgliteThreadBusy: number | null;
+}
+
+/** Profiles `--cpu-prof` wrote, one per thread (`CPU.<date>.<time>.<pid>.<threadId>.<seq>.cpuprofile`); thread 0 is the main one. */
+async function threadProfiles(dir: string): Promise<{ main: string; others: string[] }> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  const threadOf = (f: string) => Number(f.split('.')[4]);
+  const main = files.find((f) => threadOf(f) === 0);
+  if (!main) throw new Error(`no main-thread CPU profile written to ${dir} (found ${files.join(', ') || 'none'})`);
+  return { main: join(dir, main), others: files.filter((f) => f !== main).map((f) => join(dir, f)) };
 }
 
 interface CpuProfile {
@@ -76,25 +87,29 @@ export async function profileLoad(opts: {
   paths: readonly string[];
   headers: Record<string, string>;
   durationS: number;
+  cache: boolean;
 }): Promise<CpuBreakdown> {
   const dir = await mkdtemp(join(tmpdir(), 'asof-bench-prof-'));
   try {
     const spawned = performance.now();
-    const server = await startServer(opts.dataDir, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+    const server = await startServer(opts.dataDir, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`], cache: opts.cache });
     let load: LoadResult;
     let loadFrom: number;
     try {
+      // As before the measured runs: every request once, so a server with its cache on is as warm as there.
+      await probePaths(new URL(server.url).origin, opts.paths, opts.headers);
       loadFrom = performance.now() - spawned;
       load = await runLoad({ name: opts.name, origin: new URL(server.url).origin, paths: opts.paths, headers: opts.headers, durationS: opts.durationS, serverPid: server.pid });
     } finally {
       await server.stop();
     }
-    // --cpu-prof writes one profile per thread; the main thread's is the largest.
-    const files = await Promise.all((await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).map(async (f) => ({ f, size: (await stat(join(dir, f))).size })));
-    const main = files.sort((a, b) => b.size - a.size)[0];
-    if (!main) throw new Error(`no CPU profile written to ${dir}`);
     // Skip a second of the load's start, so the window holds the steady state only.
-    return { name: opts.name, load, ...(await breakdown(join(dir, main.f), loadFrom + 1000, loadFrom + opts.durationS * 1000)) };
+    const [from, to] = [loadFrom + 1000, loadFrom + opts.durationS * 1000];
+    const { main, others } = await threadProfiles(dir);
+    // The other thread is PGlite's (functions/stores/postgres/pglite-thread.mjs): how busy was it?
+    const pglite = others.length ? (await breakdown(others[0]!, from, to)).shares : null;
+    const pgliteThreadBusy = pglite ? 1 - (pglite.find(([b]) => b === 'idle')?.[1] ?? 0) : null;
+    return { name: opts.name, load, ...(await breakdown(main, from, to)), pgliteThreadBusy };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -119,12 +134,10 @@ export async function profileIngest(pool: TextPool, sections: number): Promise<I
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
     if (!line) throw new Error(`the profiled ingest worker printed no result:\n${stdout}`);
     const worker = JSON.parse(line.slice('RESULT '.length)) as IngestWorkerResult;
-    const files = await Promise.all((await readdir(profDir)).map(async (f) => ({ f, size: (await stat(join(profDir, f))).size })));
-    const main = files.sort((a, b) => b.size - a.size)[0];
-    if (!main) throw new Error(`no CPU profile written to ${profDir}`);
+    const { main } = await threadProfiles(profDir);
     // The window: runIngest only (after the stores opened, before coverage and audit); module loading comes first.
     const loadMs = worker.startedAtMs ?? 0;
-    const { windowMs, shares } = await breakdown(join(profDir, main.f), loadMs + worker.openMs, loadMs + worker.openMs + worker.ingestMs);
+    const { windowMs, shares } = await breakdown(main, loadMs + worker.openMs, loadMs + worker.openMs + worker.ingestMs);
     return { sections, versions: worker.editions.reduce((n, e) => n + e.puts, 0), ingestMs: worker.ingestMs, windowMs, shares };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -53,8 +53,9 @@ export interface BenchResults {
   settings: { connections: number; warmupS: number; durationS: number; c1DurationS: number; profileS: number; warmStarts: number; sections: number };
   cliFloorMs: number;
   pure: OpsFigure[];
-  sample: { coldStart: StartupFigure; warmStarts: StartupFigure[]; http: SizeHttp; bare: BareResults; matches: SearchMatches } | null;
-  scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; matches: SearchMatches } | null;
+  /** `http`: the server as it runs by default (caches on); `httpNoCache`: `asof serve --no-cache`. */
+  sample: { coldStart: StartupFigure; warmStarts: StartupFigure[]; http: SizeHttp; httpNoCache: SizeHttp; bare: BareResults; matches: SearchMatches } | null;
+  scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   profiles: CpuBreakdown[];
   ingestProfile: IngestBreakdown | null;
   /** Set when the run stopped early: what is above it was measured, the rest not. */
@@ -135,32 +136,44 @@ export function renderReport(r: BenchResults): string {
   // ---- summary ----------------------------------------------------------------------------------------------
   if (s) {
     const warmMedian = median(s.warmStarts.map((w) => w.healthMs));
+    const c = r.settings.connections;
+    /** One figure in the four columns: sample (cache), sample (no cache), scale (cache), scale (no cache). */
+    const four = (f: (h: SizeHttp) => string) => `${f(s.http)} | ${f(s.httpNoCache)} | ${sc ? f(sc.http) : '–'} | ${sc ? f(sc.httpNoCache) : '–'}`;
+    const p50p99 = (l: LoadResult) => `${ms(l.latency.p50)} / ${ms(l.latency.p99)}`;
+    const lookupOk = (h: SizeHttp) => h.lookup.latency.p99 <= TARGETS.lookupP99Ms;
+    const searchOk = (h: SizeHttp) => h.search.latency.p50 <= TARGETS.searchP50Ms;
     push(
       '## Summary',
       '',
-      `| figure | sample corpus | ${sc ? `scale: ${versions} versions` : 'scale'} | target |`,
-      '|---|--:|--:|---|',
-      `| lookup req/s (${r.settings.connections} connections) | ${int(s.http.lookup.rps)} | ${sc ? int(sc.http.lookup.rps) : '–'} | |`,
-      `| lookup p50 / p99 (ms) | ${ms(s.http.lookup.latency.p50)} / ${ms(s.http.lookup.latency.p99)} | ${sc ? `${ms(sc.http.lookup.latency.p50)} / ${ms(sc.http.lookup.latency.p99)}` : '–'} | p99 ≤ ${TARGETS.lookupP99Ms} ms: ${verdict(s.http.lookup.latency.p99 <= TARGETS.lookupP99Ms)} (sample)${sc ? `, ${verdict(sc.http.lookup.latency.p99 <= TARGETS.lookupP99Ms)} (scale)` : ''} |`,
-      `| lookup p50 / p99, 1 connection (ms) | ${ms(s.http.lookupC1.latency.p50)} / ${ms(s.http.lookupC1.latency.p99)} | ${sc ? `${ms(sc.http.lookupC1.latency.p50)} / ${ms(sc.http.lookupC1.latency.p99)}` : '–'} | (no queueing) |`,
-      `| lookup p50 / max, one at a time, during a ${r.settings.connections}-connection search load (ms) | ${ms(s.http.mixedLookupC1.latency.p50)} / ${ms(s.http.mixedLookupC1.latency.max)} (${s.http.mixedLookupC1.requests} lookups) | ${sc ? `${ms(sc.http.mixedLookupC1.latency.p50)} / ${ms(sc.http.mixedLookupC1.latency.max)} (${sc.http.mixedLookupC1.requests} lookups)` : '–'} | |`,
-      `| search req/s (${r.settings.connections} connections) | ${int(s.http.search.rps)} | ${sc ? int(sc.http.search.rps) : '–'} | |`,
-      `| search p50 / p99 (ms) | ${ms(s.http.search.latency.p50)} / ${ms(s.http.search.latency.p99)} | ${sc ? `${ms(sc.http.search.latency.p50)} / ${ms(sc.http.search.latency.p99)}` : '–'} | p50 ≤ ${TARGETS.searchP50Ms} ms: ${verdict(s.http.search.latency.p50 <= TARGETS.searchP50Ms)} (sample)${sc ? `, ${verdict(sc.http.search.latency.p50 <= TARGETS.searchP50Ms)} (scale)` : ''} |`,
-      `| search p50 / p99, 1 connection (ms) | ${ms(s.http.searchC1.latency.p50)} / ${ms(s.http.searchC1.latency.p99)} | ${sc ? `${ms(sc.http.searchC1.latency.p50)} / ${ms(sc.http.searchC1.latency.p99)}` : '–'} | (no queueing) |`,
-      `| asof ÷ bare node:http req/s (lookup / search) | ${ratio(s.http.lookup.rps / s.bare.lookup.rps)} / ${ratio(s.http.search.rps / s.bare.search.rps)} | | |`,
-      `| server RSS idle → after the loads (peak) | ${mib(s.http.rssIdle.rss)} → ${mib(s.http.rssAfter.rss)} (${mib(s.http.rssAfter.hwm)}) | ${sc ? `${mib(sc.http.rssIdle.rss)} → ${mib(sc.http.rssAfter.rss)} (${mib(sc.http.rssAfter.hwm)})` : '–'} | |`,
-      `| start on a loaded data dir → first healthy answer | ${sec(warmMedian)} (median of ${s.warmStarts.length}) | ${sc ? sec(sc.start.healthMs) : '–'} | ≤ 3 s: ${verdict(warmMedian <= TARGETS.warmStartMs)} (sample)${sc ? `, ${verdict(sc.start.healthMs <= TARGETS.warmStartMs)} (scale)` : ''} |`,
-      `| first start on an empty data dir (incl. sample ingest) → healthy | ${sec(s.coldStart.healthMs)} | | |`,
+      '"cache": `asof serve` as it runs by default, answering repeated reads from memory while the stores are unchanged (every request of these ' +
+        'pools had been seen once before the load, so this is a warm server); "no cache": `asof serve --no-cache`, every request reads the stores.',
+      '',
+      `| figure | sample, cache | sample, no cache | ${sc ? `scale (${versions} versions), cache` : 'scale, cache'} | scale, no cache | target |`,
+      '|---|--:|--:|--:|--:|---|',
+      `| lookup req/s (${c} connections) | ${four((h) => int(h.lookup.rps))} | |`,
+      `| lookup p50 / p99 (ms) | ${four((h) => p50p99(h.lookup))} | p99 ≤ ${TARGETS.lookupP99Ms} ms: ${verdict(lookupOk(s.http))} / ${verdict(lookupOk(s.httpNoCache))} (sample)${sc ? `, ${verdict(lookupOk(sc.http))} / ${verdict(lookupOk(sc.httpNoCache))} (scale)` : ''} |`,
+      `| lookup p50 / p99, 1 connection (ms) | ${four((h) => p50p99(h.lookupC1))} | (no queueing) |`,
+      `| lookup p50 / max, one at a time, during a ${c}-connection search load (ms) | ${four((h) => `${ms(h.mixedLookupC1.latency.p50)} / ${ms(h.mixedLookupC1.latency.max)}`)} | |`,
+      `| search req/s (${c} connections) | ${four((h) => int(h.search.rps))} | |`,
+      `| search p50 / p99 (ms) | ${four((h) => p50p99(h.search))} | p50 ≤ ${TARGETS.searchP50Ms} ms: ${verdict(searchOk(s.http))} / ${verdict(searchOk(s.httpNoCache))} (sample)${sc ? `, ${verdict(searchOk(sc.http))} / ${verdict(searchOk(sc.httpNoCache))} (scale)` : ''} |`,
+      `| search p50 / p99, 1 connection (ms) | ${four((h) => p50p99(h.searchC1))} | (no queueing) |`,
+      `| asof ÷ bare node:http req/s (lookup / search) | ${ratio(s.http.lookup.rps / s.bare.lookup.rps)} / ${ratio(s.http.search.rps / s.bare.search.rps)} | ${ratio(s.httpNoCache.lookup.rps / s.bare.lookup.rps)} / ${ratio(s.httpNoCache.search.rps / s.bare.search.rps)} | | | |`,
+      `| server RSS idle → after the loads (peak) | ${four((h) => `${mib(h.rssIdle.rss)} → ${mib(h.rssAfter.rss)} (${mib(h.rssAfter.hwm)})`)} | |`,
+      `| start on a loaded data dir → first healthy answer | ${sec(warmMedian)} (median of ${s.warmStarts.length}) | | ${sc ? sec(sc.start.healthMs) : '–'} | | ≤ 3 s: ${verdict(warmMedian <= TARGETS.warmStartMs)} (sample)${sc ? `, ${verdict(sc.start.healthMs <= TARGETS.warmStartMs)} (scale)` : ''} |`,
+      `| first start on an empty data dir (incl. sample ingest) → healthy | ${sec(s.coldStart.healthMs)} | | | | |`,
     );
     if (sc) {
       const ing = sc.ingest;
       const ingS = ing.worker.ingestMs / 1000;
+      const grow = (a: SizeHttp, b: SizeHttp) => `${ratio(p200(b.lookup).p50 / p200(a.lookup).p50)} / ${ratio(p200(b.lookup).p99 / p200(a.lookup).p99)}`;
+      const growC1 = (a: SizeHttp, b: SizeHttp) => `${ratio(p200(b.lookupC1).p50 / p200(a.lookupC1).p50)} / ${ratio(p200(b.lookupC1).p99 / p200(a.lookupC1).p99)}`;
+      const growSearch = (a: SizeHttp, b: SizeHttp) => `${ratio(b.search.latency.p50 / a.search.latency.p50)} / ${ratio(b.search.latency.p99 / a.search.latency.p99)}, ${ratio(b.searchC1.latency.p50 / a.searchC1.latency.p50)}`;
       push(
-        `| ingest rate (runIngest, 3 editions) | | ${int(ing.versions / ingS)} versions/s, ${(ing.xmlBytes / 2 ** 20 / ingS).toFixed(2)} MiB/s of XML | |`,
-        `| ingest total time / peak RSS | | ${sec(ing.worker.ingestMs)} (+ ${sec(ing.worker.coverageMs + ing.worker.auditMs)} coverage and audit) / ${mib(ing.worker.peakRssBytes)} | |`,
-        `| lookup at scale ÷ sample: p50 / p99 (200s only) | | ${ratio(p200(sc.http.lookup).p50 / p200(s.http.lookup).p50)} / ${ratio(p200(sc.http.lookup).p99 / p200(s.http.lookup).p99)} | must not grow |`,
-        `| lookup at scale ÷ sample, 1 connection: p50 / p99 (200s only) | | ${ratio(p200(sc.http.lookupC1).p50 / p200(s.http.lookupC1).p50)} / ${ratio(p200(sc.http.lookupC1).p99 / p200(s.http.lookupC1).p99)} | must not grow |`,
-        `| search at scale ÷ sample: p50 / p99 (32 conn.), p50 (1 conn.) | | ${ratio(sc.http.search.latency.p50 / s.http.search.latency.p50)} / ${ratio(sc.http.search.latency.p99 / s.http.search.latency.p99)}, ${ratio(sc.http.searchC1.latency.p50 / s.http.searchC1.latency.p50)} | |`,
+        `| ingest rate (runIngest, 3 editions) | | | ${int(ing.versions / ingS)} versions/s, ${(ing.xmlBytes / 2 ** 20 / ingS).toFixed(2)} MiB/s of XML | | |`,
+        `| ingest total time / peak RSS | | | ${sec(ing.worker.ingestMs)} (+ ${sec(ing.worker.coverageMs + ing.worker.auditMs)} coverage and audit) / ${mib(ing.worker.peakRssBytes)} | | |`,
+        `| lookup at scale ÷ sample: p50 / p99 (200s only) | | | ${grow(s.http, sc.http)} | ${grow(s.httpNoCache, sc.httpNoCache)} | must not grow |`,
+        `| lookup at scale ÷ sample, 1 connection: p50 / p99 (200s only) | | | ${growC1(s.http, sc.http)} | ${growC1(s.httpNoCache, sc.httpNoCache)} | must not grow |`,
+        `| search at scale ÷ sample: p50 / p99 (${c} conn.), p50 (1 conn.) | | | ${growSearch(s.http, sc.http)} | ${growSearch(s.httpNoCache, sc.httpNoCache)} | |`,
       );
     }
     push('');
@@ -172,8 +185,10 @@ export function renderReport(r: BenchResults): string {
       '## 1. HTTP through the local server, bundled sample corpus',
       '',
       '`node bin/asof.js serve --port 0 --data-dir <temp>` on a fresh data dir (the first start loads data/sample), one live key ' +
-        '(`asof keys create --json`), then autocannon. Each request draws its path at random (seeded) from a pool, so no cache can answer a ' +
-        'repeated request; every pool entry was sent once beforehand to learn its status and size.',
+        '(`asof keys create --json`), then autocannon; then the same loads on `asof serve --no-cache` on the same data dir. Each request draws its path ' +
+        'at random (seeded) from a pool; every pool entry was sent once beforehand to learn its status and size, which also warms the server\'s caches: ' +
+        'the cached rows are a server that has seen these requests before (answers from memory, exact: see docs/DECISIONS.md, "Local runtime"), the ' +
+        '"no cache" rows read the stores for every request (DynamoDB on dynalite for the key and the version, PostgreSQL on PGlite for search).',
       '',
       `- **Lookup pool:** ${s.http.lookupPool.distinct} distinct requests: every key of the sample (US Code, D.C. Code, FRAP, N.D.R.App.P.) at ` +
         `${SAMPLE_DATES.length} dates (${SAMPLE_DATES.join(', ')}), US Code keys alternating with their printed form (\`1 U.S.C. § 112b\`), and four unknown keys; ` +
@@ -193,23 +208,31 @@ export function renderReport(r: BenchResults): string {
       loadRow(s.http.searchC1),
       loadRow(s.http.mixedSearch),
       loadRow(s.http.mixedLookupC1),
+      loadRow(s.httpNoCache.lookup, s.bare.lookup),
+      loadRow(s.httpNoCache.search, s.bare.search),
+      loadRow(s.httpNoCache.lookupC1, s.bare.lookupC1),
+      loadRow(s.httpNoCache.searchC1),
+      loadRow(s.httpNoCache.mixedSearch),
+      loadRow(s.httpNoCache.mixedLookupC1),
       '',
       'Latency by status:',
       '',
       '| run | status | responses | p50 ms | p99 ms |',
       '|---|---|--:|--:|--:|',
-      ...[s.http.lookup, s.http.search, s.http.lookupC1, s.http.searchC1, s.http.mixedLookupC1].flatMap(byStatusRows),
+      ...[s.http, s.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedLookupC1].flatMap(byStatusRows)),
       '',
-      ...errorLines([s.http.lookup, s.http.search, s.http.lookupC1, s.http.searchC1, s.http.mixedSearch, s.http.mixedLookupC1]),
+      ...errorLines([s.http, s.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedSearch, h.mixedLookupC1])),
       ...drainLine(s.http),
-      `At ${r.settings.connections} connections the latency is mostly queueing: ${r.settings.connections} requests always in flight at ${int(s.http.lookup.rps)} req/s ` +
-        `means ${ms((r.settings.connections / s.http.lookup.rps) * 1000)} ms each on average (Little's law); the one-connection rows show the cost of a request alone. ` +
-        `The CPU column says who was busy: the asof server uses about one core (its JavaScript thread saturated; LevelDB's threads add a little) while the load ` +
-        'generator needs only a few % for it; the bare server is limited by the load generator instead (about one core), so its req/s is a lower bound and ' +
-        'the ratio an upper bound. The last two rows run a search load and lookups sent one at a time together: everything in a server shares one event loop, ' +
-        'and PGlite runs each query synchronously in it.',
+      ...drainLine(s.httpNoCache),
+      `At ${r.settings.connections} connections the latency is mostly queueing: ${r.settings.connections} requests always in flight at ${int(s.httpNoCache.lookup.rps)} req/s ` +
+        `means ${ms((r.settings.connections / s.httpNoCache.lookup.rps) * 1000)} ms each on average (Little's law); the one-connection rows show the cost of a request alone. ` +
+        'The CPU column says who was busy. Without the cache each lookup costs two DynamoDB calls (the key, the version), each a round trip through the AWS SDK ' +
+        'to dynalite, which runs on the same event loop: see section 4. A search costs a PostgreSQL statement on PGlite, which runs in a thread of its own, ' +
+        'so a search load does not stall lookups on the event loop (the "one at a time, during the search load" rows). The bare server is limited by the ' +
+        'load generator (about one core), so its req/s is a lower bound and the ratios are upper bounds.',
       '',
-      `Server RSS: ${mib(s.http.rssIdle.rss)} when the loads began, ${mib(s.http.rssAfter.rss)} after them; peak ${mib(s.http.rssAfter.hwm)} (the first start's sample ingest included).`,
+      `Server RSS (cache): ${mib(s.http.rssIdle.rss)} when the loads began, ${mib(s.http.rssAfter.rss)} after them; peak ${mib(s.http.rssAfter.hwm)} (the first start's sample ingest included). ` +
+        `No cache: ${mib(s.httpNoCache.rssIdle.rss)} → ${mib(s.httpNoCache.rssAfter.rss)}.`,
       '',
     );
   }
@@ -267,41 +290,41 @@ export function renderReport(r: BenchResults): string {
         `${sc.http.searchPool.withHits} of them have hits (mean ${sc.http.searchPool.meanHits?.toFixed(1)} hits).`,
       '',
       ...LOAD_HEAD,
-      loadRow(sc.http.lookup),
-      loadRow(sc.http.search),
-      loadRow(sc.http.lookupC1),
-      loadRow(sc.http.searchC1),
-      loadRow(sc.http.mixedSearch),
-      loadRow(sc.http.mixedLookupC1),
+      ...[sc.http, sc.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedSearch, h.mixedLookupC1].map((l) => loadRow(l))),
       '',
       '| run | status | responses | p50 ms | p99 ms |',
       '|---|---|--:|--:|--:|',
-      ...[sc.http.lookup, sc.http.search, sc.http.lookupC1, sc.http.searchC1, sc.http.mixedLookupC1].flatMap(byStatusRows),
+      ...[sc.http, sc.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedLookupC1].flatMap(byStatusRows)),
       '',
-      ...errorLines([sc.http.lookup, sc.http.search, sc.http.lookupC1, sc.http.searchC1, sc.http.mixedSearch, sc.http.mixedLookupC1]),
+      ...errorLines([sc.http, sc.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedSearch, h.mixedLookupC1])),
       ...drainLine(sc.http),
-      '**Against the sample size** (scale ÷ sample):',
+      ...drainLine(sc.httpNoCache),
+      '**Against the sample size** (scale ÷ sample, each mode against itself):',
       '',
       '| | req/s | p50 | p99 | p50, 200s only | p99, 200s only |',
       '|---|--:|--:|--:|--:|--:|',
       ...(
         [
-          ['lookup, 32 connections', s.http.lookup, sc.http.lookup],
-          ['lookup, 1 connection', s.http.lookupC1, sc.http.lookupC1],
-          ['search, 32 connections', s.http.search, sc.http.search],
-          ['search, 1 connection', s.http.searchC1, sc.http.searchC1],
+          ['lookup, 32 connections, cache', s.http.lookup, sc.http.lookup],
+          ['lookup, 1 connection, cache', s.http.lookupC1, sc.http.lookupC1],
+          ['search, 32 connections, cache', s.http.search, sc.http.search],
+          ['search, 1 connection, cache', s.http.searchC1, sc.http.searchC1],
+          ['lookup, 32 connections, no cache', s.httpNoCache.lookup, sc.httpNoCache.lookup],
+          ['lookup, 1 connection, no cache', s.httpNoCache.lookupC1, sc.httpNoCache.lookupC1],
+          ['search, 32 connections, no cache', s.httpNoCache.search, sc.httpNoCache.search],
+          ['search, 1 connection, no cache', s.httpNoCache.searchC1, sc.httpNoCache.searchC1],
         ] as const
       ).map(
         ([name, a, b]) =>
           `| ${name} | ${ratio(b.rps / a.rps)} | ${ratio(b.latency.p50 / a.latency.p50)} | ${ratio(b.latency.p99 / a.latency.p99)} | ${ratio(p200(b).p50 / p200(a).p50)} | ${ratio(p200(b).p99 / p200(a).p99)} |`,
       ),
       '',
-      '**Search by query**, one request at a time (each pool entry sent 3 times; median of its medians over dates and filters, and the slowest entry):',
+      '**Search by query** without the cache (`--no-cache`), one request at a time (each pool entry sent 3 times; median of its medians over dates and filters, and the slowest entry):',
       '',
       `| query | sample: median / slowest ms | scale: median / slowest ms | scale ÷ sample (median) | versions holding all terms, sample: all dates / in force on ${sc.matches.asOf} | same, scale |`,
       '|---|--:|--:|--:|--:|--:|',
-      ...sc.http.searchByQuery.map((b) => {
-        const a = s.http.searchByQuery.find((x) => x.q === b.q);
+      ...sc.httpNoCache.searchByQuery.map((b) => {
+        const a = s.httpNoCache.searchByQuery.find((x) => x.q === b.q);
         const ma = s.matches.queries.find((x) => x.q === b.q);
         const mb = sc.matches.queries.find((x) => x.q === b.q);
         return `| "${b.q}" | ${a ? `${ms(a.medianMs)} / ${ms(a.maxMs)}` : '–'} | ${ms(b.medianMs)} / ${ms(b.maxMs)} | ${a ? ratio(b.medianMs / a.medianMs) : '–'} | ${ma ? `${int(ma.matching)} / ${int(ma.inForce)}` : '–'} | ${mb ? `${int(mb.matching)} / ${int(mb.inForce)}` : '–'} |`;
@@ -311,8 +334,8 @@ export function renderReport(r: BenchResults): string {
         `sample's ${'sentences'}, so a query matches the same *fraction* of the corpus at every size (real law would make a rare term rarer as the corpus grows). ` +
         `Planner statistics of search_documents after the ingest: ${sc.matches.plannerRows < 0 ? '**never analyzed** (pg_class.reltuples = -1; PGlite runs no autovacuum and the ingest runs no ANALYZE)' : `${int(sc.matches.plannerRows)} rows estimated, last ANALYZE ${sc.matches.lastAnalyze ?? 'never'}`}.`,
       '',
-      `Server RSS at scale: ${mib(sc.http.rssIdle.rss)} when the loads began, ${mib(sc.http.rssAfter.rss)} after them, peak ${mib(sc.http.rssAfter.hwm)} ` +
-        `(sample: ${mib(s.http.rssIdle.rss)} → ${mib(s.http.rssAfter.rss)}).`,
+      `Server RSS at scale (cache): ${mib(sc.http.rssIdle.rss)} when the loads began, ${mib(sc.http.rssAfter.rss)} after them, peak ${mib(sc.http.rssAfter.hwm)}; ` +
+        `no cache: ${mib(sc.httpNoCache.rssIdle.rss)} → ${mib(sc.httpNoCache.rssAfter.rss)} (sample: ${mib(s.http.rssIdle.rss)} → ${mib(s.http.rssAfter.rss)}).`,
       '',
     );
   }
@@ -351,11 +374,12 @@ export function renderReport(r: BenchResults): string {
       '## 4. Where the server\'s CPU goes under load',
       '',
       `A separate run per row (not the measured ones): the server under \`node --cpu-prof\`, ${r.settings.profileS} s of the same load at ${r.settings.connections} connections; ` +
-        'self time of the main thread\'s samples during the load, by bucket. "idle" near 0 means the one JS thread is saturated.',
+        'self time of the main thread\'s samples during the load, by bucket. "idle" near 0 means the one JS thread is saturated. ' +
+        'The last column is how much of the window the PGlite thread was busy (searches run there).',
       '',
-      `| load | req/s (profiled) | ${buckets.join(' | ')} |`,
-      `|---|--:|${buckets.map(() => '--:').join('|')}|`,
-      ...r.profiles.map((p) => `| ${p.name} | ${int(p.load.rps)} | ${buckets.map((b) => pct(share(p, b))).join(' | ')} |`),
+      `| load | req/s (profiled) | ${buckets.join(' | ')} | PGlite thread busy |`,
+      `|---|--:|${buckets.map(() => '--:').join('|')}|--:|`,
+      ...r.profiles.map((p) => `| ${p.name} | ${int(p.load.rps)} | ${buckets.map((b) => pct(share(p, b))).join(' | ')} | ${p.pgliteThreadBusy === null ? '–' : pct(p.pgliteThreadBusy)} |`),
       '',
     );
   }

@@ -193,16 +193,25 @@ try {
   log(`  serving after ${coldStart.servingMs.toFixed(0)} ms, healthy after ${coldStart.healthMs.toFixed(0)} ms`);
   const key = await createKey(sampleDir);
   const headers = { authorization: `Bearer ${key}` };
-  const sampleHttp = await measureServer('sample', server, headers, sampleLookupPaths(sampleDocs), sampleSearchPaths(), true);
+  const sampleLookups = sampleLookupPaths(sampleDocs);
+  const sampleHttp = await measureServer('sample', server, headers, sampleLookups, sampleSearchPaths(), true);
   await server.stop();
+  running.length = 0;
+  log('sample corpus: the same loads on `asof serve --no-cache` (every request reads the stores)');
+  const uncachedServer = await startServer(sampleDir, { cache: false });
+  running.push(uncachedServer);
+  const sampleHttpNoCache = await measureServer('sample, no cache', uncachedServer, headers, sampleLookups, sampleSearchPaths(), false);
+  await uncachedServer.stop();
   running.length = 0;
 
   if (!args['no-profile']) {
     log('sample corpus: profiled runs (server under --cpu-prof)');
-    for (const [kind, paths] of [['lookup', sampleLookupPaths(sampleDocs)], ['search', sampleSearchPaths()]] as const) {
-      const p = await profileLoad({ name: `${kind}, sample`, dataDir: sampleDir, paths, headers, durationS: settings.profileS });
-      log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
-      profiles.push(p);
+    for (const cache of [true, false]) {
+      for (const [kind, paths] of [['lookup', sampleLookups], ['search', sampleSearchPaths()]] as const) {
+        const p = await profileLoad({ name: `${kind}, sample${cache ? '' : ', no cache'}`, dataDir: sampleDir, paths, headers, durationS: settings.profileS, cache });
+        log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+        profiles.push(p);
+      }
     }
   }
 
@@ -210,7 +219,7 @@ try {
   const warm = await warmStarts(sampleDir, settings.warmStarts, 'warm start, sample loaded');
   for (const w of warm) log(`  ${w.label}: serving ${w.servingMs.toFixed(0)} ms, healthy ${w.healthMs.toFixed(0)} ms`);
   const sampleMatches = await searchMatches(sampleDir, SEARCH_QUERIES, MATCHES_AS_OF);
-  results.sample = { coldStart, warmStarts: warm, http: sampleHttp.http, bare: sampleHttp.bare!, matches: sampleMatches };
+  results.sample = { coldStart, warmStarts: warm, http: sampleHttp.http, httpNoCache: sampleHttpNoCache.http, bare: sampleHttp.bare!, matches: sampleMatches };
   results.profiles = profiles;
   await rm(sampleDir, { recursive: true, force: true });
 
@@ -234,16 +243,25 @@ try {
   const scaleHttp = await measureServer('scale', big, bigHeaders, lookupPaths, searchPaths, false);
   await big.stop();
   running.length = 0;
+  log('scale: the same loads on `asof serve --no-cache`');
+  const bigUncached = await startServer(dataDir, { cache: false });
+  running.push(bigUncached);
+  const scaleHttpNoCache = await measureServer('scale, no cache', bigUncached, bigHeaders, lookupPaths, searchPaths, false);
+  await bigUncached.stop();
+  running.length = 0;
   const scaleMatches = await searchMatches(dataDir, SEARCH_QUERIES, MATCHES_AS_OF);
   if (!args['no-profile']) {
     log('scale: profiled runs');
-    for (const [kind, paths] of [['lookup', lookupPaths], ['search', searchPaths]] as const) {
-      const p = await profileLoad({ name: `${kind}, ${ingest.versions.toLocaleString('en-US')} versions`, dataDir, paths, headers: bigHeaders, durationS: settings.profileS });
-      log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
-      profiles.push(p);
+    for (const cache of [true, false]) {
+      for (const [kind, paths] of [['lookup', lookupPaths], ['search', searchPaths]] as const) {
+        const name = `${kind}, ${ingest.versions.toLocaleString('en-US')} versions${cache ? '' : ', no cache'}`;
+        const p = await profileLoad({ name, dataDir, paths, headers: bigHeaders, durationS: settings.profileS, cache });
+        log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+        profiles.push(p);
+      }
     }
   }
-  results.scale = { ingest, start: scaleStart, http: scaleHttp.http, matches: scaleMatches };
+  results.scale = { ingest, start: scaleStart, http: scaleHttp.http, httpNoCache: scaleHttpNoCache.http, matches: scaleMatches };
 
   if (!args['no-profile']) {
     log('ingest: a profiled small ingest (2,000 sections × 3 editions)');
