@@ -12,7 +12,30 @@ interface DynaliteOptions {
 }
 
 // dynalite ships no type declarations; this is the part of its API used here.
-const dynalite = createRequire(import.meta.url)('dynalite') as (options: DynaliteOptions) => Server;
+const requireHere = createRequire(import.meta.url);
+const dynalite = requireHere('dynalite') as (options: DynaliteOptions) => Server;
+
+/*
+ * dynalite 4.0.0 reads every Query and Scan through a stream over an abstract-level iterator, and its stream's
+ * destroy() closes that iterator only `if (iterator.return)`. abstract-level 3 iterators have close() and no
+ * return(), so no iterator was ever closed: each stayed attached to the database with its LevelDB snapshot, and a
+ * server answering lookups grew by about 25 KB per query (measured: 1.5 GB after 50,000 queries). Giving the
+ * iterators the return() dynalite expects closes them. Resolved from dynalite's own location, so it is the copy of
+ * abstract-level that dynalite's stores use.
+ */
+function letDynaliteCloseItsIterators(): void {
+  const levelOfDynalite = createRequire(requireHere.resolve('dynalite'))('abstract-level') as { AbstractIterator: { prototype: object } };
+  const common = Object.getPrototypeOf(levelOfDynalite.AbstractIterator.prototype) as { return?: unknown; close(): Promise<void> };
+  if (typeof common.return === 'function') return;
+  Object.defineProperty(common, 'return', {
+    configurable: true,
+    writable: true,
+    value(this: { close(): Promise<void> }) {
+      return this.close().then(() => ({ done: true as const, value: undefined }));
+    },
+  });
+}
+letDynaliteCloseItsIterators();
 
 export interface RunningDynalite {
   /** `http://127.0.0.1:<port>` */
