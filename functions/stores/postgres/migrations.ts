@@ -89,6 +89,20 @@ export const SEARCH_MIGRATIONS: readonly Migration[] = [
       ${HEADLINE_SOURCE(s)}
     `,
   },
+  {
+    // The validity filter inside the text index: a broad query's rows outside the date are dropped by the index
+    // instead of being fetched from the table first (at 90,000 versions, "notice of appeal" went from 210 to 110 ms).
+    // btree_gin is a trusted extension, in PostgreSQL's contrib on every server and in PGlite; installed once per
+    // database, so under a database-wide lock (the migration lock is per schema).
+    version: 2,
+    name: 'validity_in_text_index',
+    sql: (s) => `
+      SELECT pg_advisory_xact_lock(hashtext('asof.extensions'));
+      CREATE EXTENSION IF NOT EXISTS btree_gin;
+      CREATE INDEX search_documents_valid_tsv ON ${s}.search_documents USING gin (valid_from_date, valid_to_date, tsv);
+      DROP INDEX ${s}.search_documents_tsv;
+    `,
+  },
 ];
 
 const COMPONENT = 'search';

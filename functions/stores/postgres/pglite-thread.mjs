@@ -2,6 +2,7 @@
 // thread does not inherit the TypeScript loader of the process that starts it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 
 const { dataDir, settings } = workerData;
 
@@ -15,7 +16,8 @@ const failure = (err) => ({
 
 let db;
 try {
-  db = await PGlite.create({ ...(dataDir && { dataDir }), postgresqlconf: settings });
+  // The extensions the migrations use (functions/stores/postgres/migrations.ts), as openPglite loads them.
+  db = await PGlite.create({ ...(dataDir && { dataDir }), postgresqlconf: settings, extensions: { btree_gin } });
   parentPort.postMessage({ ready: true });
 } catch (err) {
   parentPort.postMessage({ ready: false, error: failure(err) });

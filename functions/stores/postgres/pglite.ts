@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 
 /**
  * An in-process PostgreSQL (WASM): in memory when `dataDir` is undefined, else persisted in that directory.
@@ -16,7 +17,7 @@ import { PGlite } from '@electric-sql/pglite';
 export const PGLITE_SETTINGS = ['shared_buffers=32MB'];
 
 export async function openPglite(dataDir?: string): Promise<PGlite> {
-  return PGlite.create({ ...(dataDir !== undefined && { dataDir }), postgresqlconf: PGLITE_SETTINGS });
+  return PGlite.create({ ...(dataDir !== undefined && { dataDir }), postgresqlconf: PGLITE_SETTINGS, extensions: { btree_gin } });
 }
 
 /** Closes the instance (flushing a data directory); calling it twice is harmless. */
