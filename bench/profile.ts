@@ -106,8 +106,10 @@ export async function profileLoad(opts: {
     // Skip a second of the load's start, so the window holds the steady state only.
     const [from, to] = [loadFrom + 1000, loadFrom + opts.durationS * 1000];
     const { main, others } = await threadProfiles(dir);
-    // The other thread is PGlite's (functions/stores/postgres/pglite-thread.mjs): how busy was it?
-    const pglite = others.length ? (await breakdown(others[0]!, from, to)).shares : null;
+    // Of the other threads (tsx's module loader, PGlite's: functions/stores/postgres/pglite-thread.mjs), PGlite's is
+    // the one running its code: how busy was it?
+    const pgliteFile = (await Promise.all(others.map(async (f) => ((await readFile(f, 'utf8')).includes('@electric-sql/pglite') ? f : null)))).find(Boolean);
+    const pglite = pgliteFile ? (await breakdown(pgliteFile, from, to)).shares : null;
     const pgliteThreadBusy = pglite ? 1 - (pglite.find(([b]) => b === 'idle')?.[1] ?? 0) : null;
     return { name: opts.name, load, ...(await breakdown(main, from, to)), pgliteThreadBusy };
   } finally {
