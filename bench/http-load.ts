@@ -115,8 +115,8 @@ function once(opts: LoadOptions, durationS: number, record: boolean, errors = er
         connections: opts.connections ?? 32,
         duration: durationS,
         timeout: 30,
-        headers: opts.headers ?? {},
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pick() }), onResponse: (status, body) => errors.add(status, String(body)) }],
+        // Headers are copied per request: a rotating `authorization` (proc.ts) gives each request the next key.
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pick(), headers: { ...opts.headers } }), onResponse: (status, body) => errors.add(status, String(body)) }],
       },
       (err, result) => (err ? fail(err) : done({ result, latencies, bytes })),
     );

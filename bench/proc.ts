@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { issueKey } from '#accounts/issue-key.ts';
+import { findRunningServer } from '#runtime/data-dir.ts';
+import { openAccountStore } from '#runtime/local-runtime.ts';
 
 /** Child processes of the benchmark: the `asof` server, the ingest worker, the bare HTTP server. */
 
@@ -74,11 +77,13 @@ export interface RunningServer {
   stop(): Promise<number | null>;
 }
 
-/** `node bin/asof.js serve --port 0 --data-dir DIR`, timed from spawn to "serving" and to the first healthy answer. */
-/** `cache: false` starts `asof serve --no-cache` (every request reads the stores). */
-export async function startServer(dataDir: string, opts: { timeoutMs?: number; nodeArgs?: string[]; cache?: boolean } = {}): Promise<RunningServer> {
+/**
+ * `node bin/asof.js serve --port 0 --data-dir DIR`, timed from spawn to "serving" and to the first healthy answer.
+ * `cache: false` starts `asof serve --no-cache` (every request reads the stores), `meter: false` `--no-meter`.
+ */
+export async function startServer(dataDir: string, opts: { timeoutMs?: number; nodeArgs?: string[]; cache?: boolean; meter?: boolean } = {}): Promise<RunningServer> {
   const began = performance.now();
-  const flags = opts.cache === false ? ['--no-cache'] : [];
+  const flags = [...(opts.cache === false ? ['--no-cache'] : []), ...(opts.meter === false ? ['--no-meter'] : [])];
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ASOF, 'serve', '--port', '0', '--data-dir', dataDir, ...flags], {
     cwd: REPO,
     env: childEnv(),
@@ -145,10 +150,37 @@ export function runNode(args: string[], opts: { onStderrLine?: (line: string) =>
   });
 }
 
-/** A live API key for the data dir of a running server (through its DynamoDB endpoint, as `asof keys create` does). */
-export async function createKey(dataDir: string): Promise<string> {
-  const { stdout } = await runNode([ASOF, 'keys', 'create', '--name', 'bench', '--json', '--data-dir', dataDir]);
-  const line = stdout.split('\n').find((l) => l.startsWith('{'));
-  if (!line) throw new Error(`asof keys create printed no JSON: ${stdout}`);
-  return (JSON.parse(line) as { key: string }).key;
+/**
+ * Live API keys for the data dir of a running server, issued through its DynamoDB endpoint as `asof keys create`
+ * does: each on the pro plan (120 requests a minute, the most any key may have) with room for a whole run in its
+ * daily and monthly caps. A load spreads its requests over them, as a server's traffic is spread over its customers.
+ */
+export async function createKeys(dataDir: string, count: number): Promise<string[]> {
+  const running = await findRunningServer(dataDir);
+  if (!running) throw new Error(`no server is running on ${dataDir}`);
+  const opened = await openAccountStore(dataDir, running.dynamoEndpoint);
+  const keys: string[] = [];
+  try {
+    for (let i = 0; i < count; i += 32) {
+      const batch = Array.from({ length: Math.min(32, count - i) }, (_, j) =>
+        issueKey(opened.store, { name: `bench ${i + j}`, plan: 'pro', limits: { daily: 1_000_000_000, monthly: 1_000_000_000 } }, new Date()),
+      );
+      keys.push(...(await Promise.all(batch)).map((k) => k.key));
+    }
+  } finally {
+    await opened.close();
+  }
+  return keys;
+}
+
+/**
+ * Request headers whose `authorization` is the next key of `keys` each time it is read (fetch and autocannon read it
+ * once per request): every request carries one key of many.
+ */
+export function rotatingAuth(keys: readonly string[]): Record<string, string> {
+  let next = 0;
+  return Object.defineProperty({} as Record<string, string>, 'authorization', {
+    enumerable: true,
+    get: () => `Bearer ${keys[next++ % keys.length]}`,
+  });
 }

@@ -43,6 +43,12 @@ export interface BareResults {
   bodyBytes: { lookup: number; search: number };
 }
 
+/** The meter's cost: the sample's lookup loads with the meter (the server as it runs) and with `--no-meter`. */
+export interface MeterResults {
+  metered: { lookup: LoadResult; lookupC1: LoadResult };
+  unmetered: { lookup: LoadResult; lookupC1: LoadResult };
+}
+
 export interface BenchResults {
   mode: 'quick' | 'full';
   command: string;
@@ -50,11 +56,12 @@ export interface BenchResults {
   finishedAt: string;
   wallMs: number;
   machine: Machine;
-  settings: { connections: number; warmupS: number; durationS: number; c1DurationS: number; profileS: number; warmStarts: number; sections: number };
+  settings: { connections: number; warmupS: number; durationS: number; c1DurationS: number; profileS: number; warmStarts: number; sections: number; keys: number };
   cliFloorMs: number;
   pure: OpsFigure[];
   /** `http`: the server as it runs by default (caches on); `httpNoCache`: `asof serve --no-cache`. */
   sample: { coldStart: StartupFigure; warmStarts: StartupFigure[]; http: SizeHttp; httpNoCache: SizeHttp; bare: BareResults; matches: SearchMatches } | null;
+  meter: MeterResults | null;
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   profiles: CpuBreakdown[];
   ingestProfile: IngestBreakdown | null;
@@ -62,7 +69,7 @@ export interface BenchResults {
   error: string | null;
 }
 
-export const TARGETS = { lookupP99Ms: 25, searchP50Ms: 20, warmStartMs: 3000 };
+export const TARGETS = { lookupP99Ms: 25, searchP50Ms: 20, warmStartMs: 3000, meterAddedP50Ms: 2 };
 
 const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : '–');
 const sec = (v: number) => `${(v / 1000).toFixed(v >= 100_000 ? 0 : 1)} s`;
@@ -76,6 +83,10 @@ const statuses = (r: LoadResult) =>
   Object.entries(r.byStatus)
     .map(([s, v]) => `${s}: ${pct(v.count / r.requests)}`)
     .join(', ') + (r.errors ? `; ${r.errors} socket errors` : '') + (r.timeouts ? `; ${r.timeouts} timeouts` : '');
+const statusMix = (l: LoadResult) =>
+  Object.entries(l.byStatus)
+    .map(([status, v]) => `${status}×${int(v.count)}`)
+    .join(' ');
 const poolMix = (p: PoolStats) =>
   Object.entries(p.statuses)
     .map(([s, n]) => `${n} × ${s}`)
@@ -176,7 +187,36 @@ export function renderReport(r: BenchResults): string {
         `| search at scale ÷ sample: p50 / p99 (${c} conn.), p50 (1 conn.) | | | ${growSearch(s.http, sc.http)} | ${growSearch(s.httpNoCache, sc.httpNoCache)} | |`,
       );
     }
+    if (r.meter) {
+      const added = r.meter.metered.lookupC1.latency.p50 - r.meter.unmetered.lookupC1.latency.p50;
+      push(
+        `| metering: lookup req/s with ÷ without the meter (${c} conn.); p50 added, 1 connection | ${ratio(r.meter.metered.lookup.rps / r.meter.unmetered.lookup.rps)}; ${ms(added)} ms | | | | ≤ ${TARGETS.meterAddedP50Ms} ms at p50: ${verdict(added <= TARGETS.meterAddedP50Ms)} (§ 1a) |`,
+      );
+    }
     push('');
+  }
+
+  // ---- metering ------------------------------------------------------------------------------------------------
+  if (r.meter) {
+    const { metered, unmetered } = r.meter;
+    const row = (label: string, on: LoadResult, off: LoadResult) =>
+      `| ${label} | ${int(on.rps)} | ${int(off.rps)} | ${ratio(on.rps / off.rps)} | ${ms(on.latency.p50)} / ${ms(on.latency.p99)} | ${ms(off.latency.p50)} / ${ms(off.latency.p99)} | ` +
+      `${ms(on.latency.p50 - off.latency.p50)} / ${ms(on.latency.p99 - off.latency.p99)} | ${statusMix(on)} |`;
+    push(
+      '## 1a. What metering costs (accounts issue)',
+      '',
+      'The sample\'s lookup loads on the server as it runs (key checked, then the call counted in its key\'s minute, day and month by one ' +
+        'conditional UpdateItem on the meters table, and a usage record written behind the response in batches of 25) and on ' +
+        '`asof serve --no-meter` on the same data dir (key checked, nothing counted). Both with their caches on, so what differs is the meter. ' +
+        `Requests are spread over ${int(r.settings.keys)} live keys on the pro plan (120 requests a minute each, the most a key may have), so no call meets a ceiling: ` +
+        'the statuses column would show a 429.',
+      '',
+      '| load | req/s, meter | req/s, --no-meter | ratio | p50 / p99, meter (ms) | p50 / p99, --no-meter (ms) | added p50 / p99 (ms) | statuses (meter) |',
+      '|---|--:|--:|--:|--:|--:|--:|---|',
+      row(`lookup, ${r.settings.connections} connections`, metered.lookup, unmetered.lookup),
+      row('lookup, 1 connection', metered.lookupC1, unmetered.lookupC1),
+      '',
+    );
   }
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
@@ -184,8 +224,9 @@ export function renderReport(r: BenchResults): string {
     push(
       '## 1. HTTP through the local server, bundled sample corpus',
       '',
-      '`node bin/asof.js serve --port 0 --data-dir <temp>` on a fresh data dir (the first start loads data/sample), one live key ' +
-        '(`asof keys create --json`), then autocannon; then the same loads on `asof serve --no-cache` on the same data dir. Each request draws its path ' +
+      '`node bin/asof.js serve --port 0 --data-dir <temp>` on a fresh data dir (the first start loads data/sample), ' +
+        `${int(r.settings.keys)} live keys on the pro plan (each request carries the next; every call is metered), then autocannon; ` +
+        'then the same loads on `asof serve --no-cache` on the same data dir. Each request draws its path ' +
         'at random (seeded) from a pool; every pool entry was sent once beforehand to learn its status and size, which also warms the server\'s caches: ' +
         'the cached rows are a server that has seen these requests before (answers from memory, exact: see docs/DECISIONS.md, "Local runtime"), the ' +
         '"no cache" rows read the stores for every request (DynamoDB on dynalite for the key and the version, PostgreSQL on PGlite for search).',

@@ -9,9 +9,9 @@ import { parseArgs } from 'node:util';
 import { probePaths, runLoad, runSequentialDuring, startBareServer, timeSequential, type BareServer, type LoadOptions, type LoadResult } from './http-load.ts';
 import { machine } from './machine.ts';
 import { profileIngest, profileLoad, type CpuBreakdown } from './profile.ts';
-import { createKey, procStatus, REPO, startServer, type RunningServer } from './proc.ts';
+import { createKeys, procStatus, REPO, rotatingAuth, startServer, type RunningServer } from './proc.ts';
 import { pureFigures } from './pure.ts';
-import { renderReport, type BareResults, type BenchResults, type PoolStats, type SizeHttp } from './report.ts';
+import { renderReport, type BareResults, type BenchResults, type MeterResults, type PoolStats, type SizeHttp } from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { buildScaleStore } from './scale.ts';
 import { cliFloorMs, startupFigure, warmStarts } from './startup.ts';
@@ -37,6 +37,12 @@ const settings = {
   profileS: quick ? 5 : 10,
   warmStarts: quick ? 2 : 3,
   sections: Number(args.sections ?? (quick ? 10_000 : 100_000)),
+  /**
+   * Keys a load spreads its requests over. A key may make 120 requests a minute (the edge limit and the highest
+   * per-minute ceiling), so a metered server answers up to `keys / 2` requests a second before any call meets a
+   * ceiling; the statuses of every run are reported, so a 429 would show.
+   */
+  keys: 4_000,
 };
 if (!Number.isInteger(settings.sections) || settings.sections < 1) throw new Error(`--sections must be a positive integer (got ${args.sections})`);
 
@@ -63,6 +69,25 @@ function poolStats(probe: { status: number; bytes: number; hits?: number }[]): P
       meanHits: searches.reduce((n, p) => n + p.hits!, 0) / searches.length,
     }),
   };
+}
+
+/** The meter's cost: the same lookup loads on a server with the meter and on one started with `--no-meter`. */
+async function measureMeter(dataDir: string, lookupPaths: string[], headers: Record<string, string>, metered: { lookup: LoadResult; lookupC1: LoadResult }): Promise<MeterResults> {
+  log('sample corpus: the lookup loads on `asof serve --no-meter` (keys checked, nothing counted)');
+  const server = await startServer(dataDir, { meter: false });
+  running.push(server);
+  try {
+    const origin = new URL(server.url).origin;
+    await probePaths(origin, lookupPaths, headers);
+    const base = { origin, paths: lookupPaths, headers, serverPid: server.pid };
+    const lookup = await runLoad({ ...base, name: 'asof lookup (sample, --no-meter)', connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS });
+    const lookupC1 = await runLoad({ ...base, name: 'asof lookup, 1 connection (sample, --no-meter)', connections: 1, durationS: settings.c1DurationS, warmupS: 1 });
+    for (const r of [lookup, lookupC1]) log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms`);
+    return { metered, unmetered: { lookup, lookupC1 } };
+  } finally {
+    await server.stop();
+    running.length = 0;
+  }
 }
 
 /** Measured loads against one running server: lookup and search at 32 connections, then one connection. */
@@ -157,6 +182,7 @@ const results: BenchResults = {
   cliFloorMs: 0,
   pure: [],
   sample: null,
+  meter: null,
   scale: null,
   profiles: [],
   ingestProfile: null,
@@ -191,12 +217,12 @@ try {
   running.push(server);
   const coldStart = startupFigure('first start, empty data dir (initdb + sample ingest)', server);
   log(`  serving after ${coldStart.servingMs.toFixed(0)} ms, healthy after ${coldStart.healthMs.toFixed(0)} ms`);
-  const key = await createKey(sampleDir);
-  const headers = { authorization: `Bearer ${key}` };
+  const headers = rotatingAuth(await createKeys(sampleDir, settings.keys));
   const sampleLookups = sampleLookupPaths(sampleDocs);
   const sampleHttp = await measureServer('sample', server, headers, sampleLookups, sampleSearchPaths(), true);
   await server.stop();
   running.length = 0;
+  results.meter = await measureMeter(sampleDir, sampleLookups, headers, { lookup: sampleHttp.http.lookup, lookupC1: sampleHttp.http.lookupC1 });
   log('sample corpus: the same loads on `asof serve --no-cache` (every request reads the stores)');
   const uncachedServer = await startServer(sampleDir, { cache: false });
   running.push(uncachedServer);
@@ -236,8 +262,7 @@ try {
   running.push(big);
   const scaleStart = startupFigure(`warm start, ${ingest.versions.toLocaleString('en-US')} versions`, big);
   log(`  serving after ${scaleStart.servingMs.toFixed(0)} ms, healthy after ${scaleStart.healthMs.toFixed(0)} ms`);
-  const bigKey = await createKey(dataDir);
-  const bigHeaders = { authorization: `Bearer ${bigKey}` };
+  const bigHeaders = rotatingAuth(await createKeys(dataDir, settings.keys));
   const lookupPaths = syntheticLookupPaths(settings.sections, 5000);
   const searchPaths = syntheticSearchPaths();
   const scaleHttp = await measureServer('scale', big, bigHeaders, lookupPaths, searchPaths, false);

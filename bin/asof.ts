@@ -12,9 +12,13 @@ const USAGE = `usage: asof <command> [options]
       --port N                 (env PORT)         --data-dir DIR   (env ASOF_DATA_DIR)
       --host H                 (default 127.0.0.1)
       --no-cache               read the stores on every request (env ASOF_CACHE=off)
-  keys create --name NAME [--scopes lookup,...] [--plan P] [--test] [--json]
+      --no-meter               check keys but count and limit nothing (benchmarks)
+  keys create --name NAME [--scopes lookup,...] [--plan P] [--per-minute N] [--daily N] [--monthly N]
+              [--test] [--json]
   keys list [--json]
   keys revoke ID
+  keys usage ID [--json]     units today and this month, what is left, calls by endpoint
+  plans list [--json]        the plans and their ceilings
   ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
   ingest dc-code MANIFEST.csv [--retrieved-at ISO]
   ingest rules PATH... [--set frap|sup-ct|ndrappp] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
@@ -31,6 +35,9 @@ const options = {
   name: { type: 'string' },
   scopes: { type: 'string' },
   plan: { type: 'string' },
+  'per-minute': { type: 'string' },
+  daily: { type: 'string' },
+  monthly: { type: 'string' },
   test: { type: 'boolean' },
   json: { type: 'boolean' },
   date: { type: 'string' },
@@ -40,6 +47,7 @@ const options = {
   basis: { type: 'string' },
   write: { type: 'boolean' },
   'no-cache': { type: 'boolean' },
+  'no-meter': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 

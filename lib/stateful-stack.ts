@@ -20,6 +20,7 @@ export class StatefulStack extends Stack {
     this.tables = {
       versions: new DynamoTable(this, 'VersionsTable', { spec: TABLES.versions, tableName: names.versions, retain }),
       accounts: new DynamoTable(this, 'AccountsTable', { spec: TABLES.accounts, tableName: names.accounts, retain }),
+      meters: new DynamoTable(this, 'MetersTable', { spec: TABLES.meters, tableName: names.meters, retain }),
       ops: new DynamoTable(this, 'OpsTable', { spec: TABLES.ops, tableName: names.ops, retain }),
     };
   }

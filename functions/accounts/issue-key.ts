@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '#shared/errors.ts';
 import { SCOPES, type Scope } from './authenticate.ts';
 import { displayPrefix, generateKey, hashKey } from './keys.ts';
+import { LimitOverridesSchema, PlanBook } from './plans.ts';
 import type { AccountStore, ApiKeyRecord } from './ports.ts';
 
 export interface IssueKeyParams {
@@ -21,18 +22,26 @@ export interface IssuedKey {
   test: boolean;
 }
 
-export const DEFAULT_PLAN = 'free';
-
 export function checkScopes(scopes: string[]): Scope[] {
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw new AppError('missing_fields', `unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
   return scopes as Scope[];
 }
 
-export async function issueKey(store: AccountStore, params: IssueKeyParams, now: Date): Promise<IssuedKey> {
+/** A key's plan (the default one when none is named) and its overrides, checked against the plans. */
+export function checkPlan(plans: PlanBook, plan: string | undefined, limits: ApiKeyRecord['limits'] | undefined): Pick<ApiKeyRecord, 'plan' | 'limits'> {
+  const id = plan ?? plans.defaultPlan;
+  if (!plans.get(id)) throw new AppError('missing_fields', `unknown plan '${id}' (known: ${plans.plans.map((p) => p.id).join(', ')})`);
+  const parsed = LimitOverridesSchema.safeParse(limits ?? {});
+  if (!parsed.success) throw new AppError('missing_fields', `limits must be positive whole numbers: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { plan: id, limits: parsed.data };
+}
+
+export async function issueKey(store: AccountStore, params: IssueKeyParams, now: Date, plans: PlanBook = new PlanBook()): Promise<IssuedKey> {
   const name = params.name.trim();
   if (!name) throw new AppError('missing_fields', 'a key needs a name');
   const scopes = checkScopes(params.scopes ?? ['lookup']);
+  const { plan, limits } = checkPlan(plans, params.plan, params.limits);
   const test = params.test ?? false;
   const key = generateKey(test);
   const record: ApiKeyRecord = {
@@ -44,8 +53,8 @@ export async function issueKey(store: AccountStore, params: IssueKeyParams, now:
     test,
     createdAt: now.toISOString(),
     revokedAt: null,
-    plan: params.plan ?? DEFAULT_PLAN,
-    limits: params.limits ?? {},
+    plan,
+    limits,
   };
   await store.createKey(record);
   return { id: record.id, key, prefix: record.prefix, scopes, test };

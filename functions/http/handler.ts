@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { Services } from '#runtime/services.ts';
 import { authenticate } from './middlewares/authenticate.ts';
 import { errorEnvelope } from './middlewares/error-envelope.ts';
+import { edgeLimit } from './middlewares/edge-limit.ts';
 import { admitUsage, settleUsage } from './middlewares/meter.ts';
 import { parseInput } from './middlewares/parse-input.ts';
 import { requestId } from './middlewares/request-id.ts';
@@ -13,8 +14,9 @@ import type { Route } from './route.ts';
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /**
- * One route as a Lambda-style handler: request id → usage settlement → error envelope → authentication →
- * admission → input validation → the route. The local server and the Lambda entry points both call this.
+ * One route as a Lambda-style handler: request id → usage settlement → error envelope → edge limit →
+ * authentication (401, 403) → admission (429s) → input validation → admission of input-sized calls → the route.
+ * The local server and the Lambda entry points both call this.
  */
 export function createRouteHandler(route: Route, services: Services): RouteHandler {
   const usage = { meter: services.meter, routeId: route.id, units: route.units };
@@ -22,9 +24,11 @@ export function createRouteHandler(route: Route, services: Services): RouteHandl
     .use(requestId())
     .use(settleUsage(usage))
     .use(errorEnvelope({ logger: services.logger }))
+    .use(edgeLimit({ limiter: services.edge, now: services.now }))
     .use(authenticate({ accounts: services.accounts, ...(route.auth.kind === 'bearer' && { scope: route.auth.scope }) }))
-    .use(admitUsage(usage))
+    .use(admitUsage({ ...usage, phase: 'before-input' }))
     .use(parseInput({ schema: route.input, ...(route.fieldCodes && { fieldCodes: route.fieldCodes }) }))
+    .use(admitUsage({ ...usage, phase: 'after-input' }))
     .handler(async (event, context) => {
       const { http } = context;
       const result = await route.handle(http.input, {

@@ -7,6 +7,8 @@ import { pathsOf, type Route } from './route.ts';
 import { ErrorEnvelopeSchema } from './schemas.ts';
 
 const AUTH_ERRORS: readonly ErrorCode[] = ['missing_bearer', 'invalid_key', 'missing_scope', 'rate_limited', 'daily_limit_exceeded', 'monthly_limit_exceeded'];
+/** A public route ignores a key it is sent, but the edge limit still counts the token (120 a minute). */
+const PUBLIC_ERRORS: readonly ErrorCode[] = ['rate_limited'];
 
 export interface OpenApiOptions {
   /** The API's base URL, e.g. http://127.0.0.1:8787/v1. */
@@ -15,7 +17,7 @@ export interface OpenApiOptions {
 }
 
 function errorResponses(route: Route) {
-  const codes = [...route.errors, ...(route.auth.kind === 'bearer' ? AUTH_ERRORS : [])];
+  const codes = [...new Set([...route.errors, ...(route.auth.kind === 'bearer' ? AUTH_ERRORS : PUBLIC_ERRORS)])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(

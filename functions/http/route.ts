@@ -35,8 +35,12 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   /** Path below the base URL (`/v1`); `{name}` marks a path parameter. `/law/*` paths are also served at `/statutes/*`. */
   path: string;
   auth: { kind: 'public' } | { kind: 'bearer'; scope: Scope };
-  /** Units billed per admitted call. */
-  units: number;
+  /**
+   * Units billed per admitted call (0: a public route), or a function of the validated input for a call whose size
+   * is known only once parsed (citation resolution bills one unit per citation): the meter then admits it after
+   * validation, reserving exactly that many units.
+   */
+  units: number | ((input: z.output<I>) => number);
   input: I;
   /** The error code for an invalid value of each field; a missing required field is always `missing_fields`. */
   fieldCodes?: Partial<Record<string, ErrorCode>>;

@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { issueKey } from '#accounts/issue-key.ts';
-import type { AccountStore, ApiKeyRecord } from '#accounts/ports.ts';
+import { PlanBook } from '#accounts/plans.ts';
+import type { AccountStore, ApiKeyRecord, MeterStore } from '#accounts/ports.ts';
+import { usageReport, type UsageReport } from '#accounts/usage-report.ts';
 import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
@@ -24,6 +26,9 @@ export interface CliFlags {
   name?: string;
   scopes?: string;
   plan?: string;
+  'per-minute'?: string;
+  daily?: string;
+  monthly?: string;
   test?: boolean;
   json?: boolean;
   date?: string;
@@ -33,6 +38,7 @@ export interface CliFlags {
   basis?: string;
   write?: boolean;
   'no-cache'?: boolean;
+  'no-meter'?: boolean;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -51,6 +57,8 @@ export async function runCli(args: string[], flags: CliFlags, io: CliIo): Promis
         return await serve(flags, dataDir, io);
       case 'keys':
         return await keys(sub, rest, flags, dataDir, io);
+      case 'plans':
+        return plans(sub, flags, io);
       case 'ingest':
         if (!sub) throw new UsageError('ingest needs a source kind: uslm, dc-code or rules');
         return await runJob('ingest', ingestRequest(sub, rest, flags), dataDir, io, flags.json);
@@ -75,7 +83,9 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
   const running = await findRunningServer(dataDir);
   if (running) throw new Error(`a server (pid ${running.pid}) is already serving ${dataDir} at ${running.apiUrl}`);
   const cache = !(flags['no-cache'] || process.env.ASOF_CACHE === 'off');
-  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out, cache });
+  const meter = !flags['no-meter'];
+  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out, cache, meter });
+  if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
   await new Promise<void>((done) => {
     const stop = () => {
       io.out('asof: stopping');
@@ -131,26 +141,63 @@ async function runJob(job: AdminJobName, body: unknown, dataDir: string, io: Cli
   return 0;
 }
 
-async function withAccounts<T>(dataDir: string, fn: (store: AccountStore) => Promise<T>): Promise<T> {
+async function withAccounts<T>(dataDir: string, fn: (store: AccountStore, meters: MeterStore) => Promise<T>): Promise<T> {
   const running = await findRunningServer(dataDir);
   const opened = await openAccountStore(dataDir, running?.dynamoEndpoint);
   try {
-    return await fn(opened.store);
+    return await fn(opened.store, opened.meters);
   } finally {
     await opened.close();
   }
 }
 
 const describeKey = (k: ApiKeyRecord) =>
-  `${k.id}  ${k.prefix}…  ${k.name}  scopes=${k.scopes.join(',')}${k.test ? '  test' : ''}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`;
+  `${k.id}  ${k.prefix}…  ${k.name}  plan=${k.plan}${describeOverrides(k.limits)}  scopes=${k.scopes.join(',')}${k.test ? '  test' : ''}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`;
+
+const describeOverrides = (limits: ApiKeyRecord['limits']) =>
+  Object.entries(limits)
+    .map(([name, n]) => `  ${name}=${n}`)
+    .join('');
+
+/** `--per-minute`, `--daily`, `--monthly`: whole numbers above zero. */
+function limitFlags(flags: CliFlags): ApiKeyRecord['limits'] {
+  const limits: ApiKeyRecord['limits'] = {};
+  for (const [flag, field] of [
+    ['per-minute', 'perMinute'],
+    ['daily', 'daily'],
+    ['monthly', 'monthly'],
+  ] as const) {
+    const raw = flags[flag];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a whole number above 0 (got '${raw}')`);
+    limits[field] = n;
+  }
+  return limits;
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+function printUsage(r: UsageReport, io: CliIo): void {
+  io.out(`${r.keyId}  ${r.name}${r.test ? '  (test key)' : ''}  plan ${r.plan}: ${n(r.ceilings.perMinute)}/minute, ${n(r.ceilings.daily)} units/day, ${n(r.ceilings.monthly)} units/month`);
+  io.out(`today (${r.today.date} UTC): ${n(r.today.units)} units, ${n(r.today.calls)} calls; ${n(r.remaining.day)} units left (resets in ${Math.ceil(r.resetsIn.day / 60)} min)`);
+  for (const row of r.today.byRoute) {
+    const statuses = Object.entries(row.statuses).map(([status, calls]) => `${status}×${calls}`).join(' ');
+    io.out(`  ${row.routeId.padEnd(18)} ${String(row.calls).padStart(6)} calls ${String(row.units).padStart(6)} units  ${statuses}`);
+  }
+  io.out(`this month (${r.month.month}): ${n(r.month.units)} units; ${n(r.remaining.month)} units left (resets in ${Math.ceil(r.resetsIn.month / 3600)} h)`);
+  for (const d of r.month.days) io.out(`  ${d.date} ${String(d.units).padStart(8)} units`);
+  io.out(`this minute: ${n(r.remaining.minute)} of ${n(r.ceilings.perMinute)} requests left`);
+}
 
 async function keys(sub: string | undefined, rest: string[], flags: CliFlags, dataDir: string, io: CliIo): Promise<number> {
   switch (sub) {
     case 'create': {
       if (!flags.name) throw new UsageError('keys create needs --name NAME');
       const scopes = flags.scopes ? flags.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const limits = limitFlags(flags);
       const issued = await withAccounts(dataDir, (store) =>
-        issueKey(store, { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }) }, new Date()),
+        issueKey(store, { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }), limits }, new Date()),
       );
       if (flags.json) io.out(JSON.stringify(issued));
       else {
@@ -174,9 +221,36 @@ async function keys(sub: string | undefined, rest: string[], flags: CliFlags, da
       io.out(`Revoked ${describeKey(revoked)}`);
       return 0;
     }
+    case 'usage': {
+      const id = rest[0];
+      if (!id) throw new UsageError('keys usage needs a key id (see asof keys list)');
+      const report = await withAccounts(dataDir, async (store, meters) => {
+        const key = await store.getById(id);
+        if (!key) throw new Error(`no key with id ${id}`);
+        return usageReport(meters, new PlanBook(), key, new Date());
+      });
+      if (flags.json) io.out(JSON.stringify(report, null, 2));
+      else printUsage(report, io);
+      return 0;
+    }
     default:
-      throw new UsageError('keys takes create, list or revoke');
+      throw new UsageError('keys takes create, list, revoke or usage');
   }
+}
+
+function plans(sub: string | undefined, flags: CliFlags, io: CliIo): number {
+  if (sub !== undefined && sub !== 'list') throw new UsageError('plans takes list');
+  const book = new PlanBook();
+  if (flags.json) {
+    io.out(JSON.stringify({ default: book.defaultPlan, plans: book.plans }, null, 2));
+    return 0;
+  }
+  io.out(`${'plan'.padEnd(12)} ${'per minute'.padStart(10)} ${'units/day'.padStart(12)} ${'units/month'.padStart(12)}`);
+  for (const p of book.plans) {
+    io.out(`${`${p.id}${p.id === book.defaultPlan ? '*' : ''}`.padEnd(12)} ${n(p.perMinute).padStart(10)} ${n(p.daily).padStart(12)} ${n(p.monthly).padStart(12)}  ${p.name}`);
+  }
+  io.out('* the plan of a key created without --plan; each key may override any of the three numbers');
+  return 0;
 }
 
 async function openapi(flags: CliFlags, io: CliIo): Promise<number> {

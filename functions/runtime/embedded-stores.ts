@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AccountStore } from '#accounts/ports.ts';
+import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { CachingAccountStore } from '#stores/cache/account-store.ts';
@@ -10,6 +10,7 @@ import { CachingVersionStore } from '#stores/cache/version-store.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
+import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
@@ -38,6 +39,8 @@ export interface EmbeddedStores {
   search: SearchIndex;
   ops: OpsStore;
   accounts: AccountStore;
+  /** Per-key counters and usage records (never cached: every charge is a conditional write). */
+  meters: MeterStore;
   dynamoEndpoint: string;
   /** The embedded PostgreSQL itself (jobs and tests that work below the ports). */
   sql: SqlClient;
@@ -77,6 +80,7 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     search: cache ? new CachingSearchIndex(search, { tracker, table: SEARCH_TABLE }) : search,
     ops: new DynamoOpsStore(doc, LOCAL_TABLES.ops),
     accounts: cache ? new CachingAccountStore(accounts, { stamps: tracker, table: LOCAL_TABLES.accounts }) : accounts,
+    meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),
     dynamoEndpoint: dynalite.endpoint,
     sql,
     stopDynamo: () => dynalite.close(),
@@ -92,15 +96,19 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
 }
 
 /**
- * Just the key store: through a running server's DynamoDB endpoint (so a key is usable at once), or on the data
+ * Just the key store and the meters: through a running server's DynamoDB endpoint (so a key is usable at once), or on the data
  * dir directly when no server runs.
  */
-export async function openEmbeddedAccountStore(dataDir: string, runningEndpoint?: string): Promise<{ store: AccountStore; close(): Promise<void> }> {
+export async function openEmbeddedAccountStore(
+  dataDir: string,
+  runningEndpoint?: string,
+): Promise<{ store: AccountStore; meters: MeterStore; close(): Promise<void> }> {
   const dynalite = runningEndpoint ? null : await openDynamo(dataDir);
   const doc = createDocumentClient({ endpoint: runningEndpoint ?? dynalite!.endpoint });
   await ensureTables(doc, LOCAL_TABLES);
   return {
     store: new DynamoAccountStore(doc, LOCAL_TABLES.accounts),
+    meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),
     async close() {
       doc.destroy();
       await dynalite?.close();

@@ -4,8 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { EdgeLimiter } from '#accounts/edge-limit.ts';
 import { unmeteredMeter } from '#accounts/meter.ts';
-import type { AccountStore } from '#accounts/ports.ts';
+import { createMeter } from '#accounts/metering.ts';
+import { PlanBook } from '#accounts/plans.ts';
+import type { AccountStore, MeterStore } from '#accounts/ports.ts';
+import { UsageLog } from '#accounts/usage-log.ts';
 import { runIngest, type IngestRequest } from '#ingest/jobs.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
@@ -37,7 +41,10 @@ export async function openLocalStores(opts: { dataDir: string | null; now?: () =
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
-export async function openAccountStore(dataDir: string, runningEndpoint?: string): Promise<{ store: AccountStore; close(): Promise<void> }> {
+export async function openAccountStore(
+  dataDir: string,
+  runningEndpoint?: string,
+): Promise<{ store: AccountStore; meters: MeterStore; close(): Promise<void> }> {
   return openEmbeddedAccountStore(dataDir, runningEndpoint);
 }
 
@@ -133,6 +140,11 @@ export interface ServeOptions {
   schedules?: boolean;
   /** Answer repeated reads from memory while the stores are unchanged (default true; see embedded-stores.ts). */
   cache?: boolean;
+  /**
+   * Count every metered call against its key's ceilings (default true). Off (`asof serve --no-meter`), keys are still
+   * checked but nothing is counted or limited: the benchmark measures the meter's cost this way.
+   */
+  meter?: boolean;
   logger?: Logger;
 }
 
@@ -153,6 +165,19 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     background.add(p);
   };
   const coverage = new CoverageService({ ...stores, refreshBehind: behind });
+  const metered = opts.meter ?? true;
+  const usageLog = metered
+    ? new UsageLog(stores.meters, { onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }) })
+    : null;
+  const meter = usageLog
+    ? createMeter({
+        store: stores.meters,
+        plans: new PlanBook(),
+        usage: usageLog,
+        now: stores.now,
+        onRefundError: (err, attempt) => logger.warn('refund failed, will retry', { error: err, attempt }),
+      })
+    : unmeteredMeter;
   const services: Services = {
     site: { siteUrl: '', baseUrl: '' },
     now: stores.now,
@@ -161,7 +186,10 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     ops: stores.ops,
     accounts: stores.accounts,
     coverage,
-    meter: unmeteredMeter,
+    meter,
+    meterStore: metered ? stores.meters : null,
+    usageLog,
+    edge: metered ? new EdgeLimiter() : null,
     logger,
   };
   const server = createLocalServer({ services, routes: ROUTES, pages: PAGES });
@@ -205,6 +233,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
       });
       if (admin) await new Promise<void>((done) => admin!.close(() => done()));
       await Promise.allSettled([...background]);
+      await usageLog?.flush();
       if (opts.dataDir) await removeRuntimeInfo(opts.dataDir);
       await stores.close();
     },

@@ -1,6 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Meter } from '#accounts/meter.ts';
-import type { AccountStore } from '#accounts/ports.ts';
+import type { EdgeLimiter } from '#accounts/edge-limit.ts';
+import type { AccountStore, MeterStore } from '#accounts/ports.ts';
+import type { UsageLog } from '#accounts/usage-log.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
@@ -17,5 +19,10 @@ export interface Services {
   accounts: AccountStore | null;
   coverage: CoverageService | null;
   meter: Meter;
+  /** The meter's counters and its write-behind usage records; null when the deployment runs unmetered. */
+  meterStore: MeterStore | null;
+  usageLog: UsageLog | null;
+  /** The per-token edge limit in process; null where the edge is in front of the process (the stage's WAF rule). */
+  edge: EdgeLimiter | null;
   logger: Logger;
 }

@@ -3,44 +3,27 @@ import { createRequire } from 'node:module';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_END } from '#law/model.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { DynamoAccountStore, idItemKey } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient, itemBytes, toStoreError } from '#stores/dynamodb/client.ts';
-import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
+import { startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
-import { ensureTables, tableNames, type TableNames } from '#stores/dynamodb/tables.ts';
+import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
+import { useDynaliteTables } from './dynalite-tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { describeAccountStoreContract, keyRecord } from './account-store.contract.ts';
 import { describeOpsStoreContract } from './ops-store.contract.ts';
 import { bigHistoryOf, bodyOf, describeVersionStoreContract, historyOf, refOf, versionOf } from './version-store.contract.ts';
 
-let dynalite: RunningDynalite;
-let doc: DynamoDBDocumentClient;
-let tableCount = 0;
+const dynamo = useDynaliteTables('contract');
+const freshTables = () => dynamo.fresh();
 
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  doc = createDocumentClient({ endpoint: dynalite.endpoint });
-});
-
-afterAll(async () => {
-  doc?.destroy();
-  await dynalite?.close();
-});
-
-/** Fresh tables for every store a test builds: tests never see each other's items. */
-async function freshTables(): Promise<TableNames> {
-  const names = tableNames(`contract-${++tableCount}`);
-  await ensureTables(doc, names);
-  return names;
-}
-
-describeVersionStoreContract('DynamoDB on dynalite', async () => new DynamoVersionStore(doc, (await freshTables()).versions));
-describeOpsStoreContract('DynamoDB on dynalite', async () => new DynamoOpsStore(doc, (await freshTables()).ops));
-describeAccountStoreContract('DynamoDB on dynalite', async () => new DynamoAccountStore(doc, (await freshTables()).accounts));
+describeVersionStoreContract('DynamoDB on dynalite', async () => new DynamoVersionStore(dynamo.doc, (await freshTables()).versions));
+describeOpsStoreContract('DynamoDB on dynalite', async () => new DynamoOpsStore(dynamo.doc, (await freshTables()).ops));
+describeAccountStoreContract('DynamoDB on dynalite', async () => new DynamoAccountStore(dynamo.doc, (await freshTables()).accounts));
 
 describe('the embedded DynamoDB (dynalite) itself', () => {
   it('closes the database iterator of every Query and Scan (dynalite 4 left them open: 25 KB a query)', async () => {
@@ -61,7 +44,7 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
       return detach.call(this, r);
     };
     try {
-      const store = new DynamoVersionStore(doc, (await freshTables()).versions);
+      const store = new DynamoVersionStore(dynamo.doc, (await freshTables()).versions);
       const r = refOf('1-1');
       await store.applyWrites([{ kind: 'put', version: versionOf(r, '2020-01-01T00:00:00-05:00', OPEN_END) }]);
 
@@ -86,7 +69,7 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
 describe('DynamoDB adapters: what only this adapter promises', () => {
   it('findInForce is one Query of at most one item, and listVersions never reads texts', async () => {
     // Prepare: a client that records what it sends
-    const recording = createDocumentClient({ endpoint: dynalite.endpoint });
+    const recording = createDocumentClient({ endpoint: dynamo.endpoint });
     const sent: Array<{ command: string; input: Record<string, unknown> }> = [];
     recording.middlewareStack.add(
       (next, context) => async (args) => {
@@ -119,7 +102,7 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
   });
 
   it('refuses a version over 400 KB, naming it, and writes nothing of that call', async () => {
-    const store = new DynamoVersionStore(doc, (await freshTables()).versions);
+    const store = new DynamoVersionStore(dynamo.doc, (await freshTables()).versions);
     const small = versionOf(refOf('1-2'), '2020-01-01T00:00:00-05:00', OPEN_END);
     const huge = versionOf(refOf('1-3'), '2020-01-01T00:00:00-05:00', OPEN_END, bodyOf(450_000));
 
@@ -130,17 +113,17 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
   it('counts UTF-8 bytes, as DynamoDB does (dynalite counts UTF-16 units and would accept the item)', async () => {
     // Prepare: 210,000 '§' are 210,000 UTF-16 units but 420,000 UTF-8 bytes
     const names = await freshTables();
-    const store = new DynamoVersionStore(doc, names.versions);
+    const store = new DynamoVersionStore(dynamo.doc, names.versions);
     const v = versionOf(refOf('1-4'), '2020-01-01T00:00:00-05:00', OPEN_END, '§'.repeat(210_000));
 
     // Act / Assess
     await expect(store.applyWrites([{ kind: 'put', version: v }])).rejects.toThrow(/us#statutes#1-4/);
-    await expect(doc.send(new PutCommand({ TableName: names.versions, Item: { pk: 'raw', sk: 'raw', ...v } }))).resolves.toBeDefined();
+    await expect(dynamo.doc.send(new PutCommand({ TableName: names.versions, Item: { pk: 'raw', sk: 'raw', ...v } }))).resolves.toBeDefined();
     expect(itemBytes({ body: '§'.repeat(10) })).toBe(4 + 20);
   });
 
   it('refuses a key history over 400 KB, naming the key', async () => {
-    const store = new DynamoVersionStore(doc, (await freshTables()).versions);
+    const store = new DynamoVersionStore(dynamo.doc, (await freshTables()).versions);
     await expect(store.putHistory(bigHistoryOf(refOf('1-5'), 450_000))).rejects.toThrow(/1-5/);
     expect((await store.getHistories('us', 'statutes', ['1-5'])).size).toBe(0);
   });
@@ -148,9 +131,9 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
   it('treats an id item whose key item was never written (a crash between the two writes) as absent', async () => {
     // Prepare: what a createKey that died after its first write leaves behind
     const names = await freshTables();
-    const store = new DynamoAccountStore(doc, names.accounts);
+    const store = new DynamoAccountStore(dynamo.doc, names.accounts);
     const orphan = keyRecord('key_orphan');
-    await doc.send(new PutCommand({ TableName: names.accounts, Item: { ...idItemKey(orphan.id), hash: orphan.hash } }));
+    await dynamo.doc.send(new PutCommand({ TableName: names.accounts, Item: { ...idItemKey(orphan.id), hash: orphan.hash } }));
     await store.createKey(keyRecord('key_live'));
 
     // Act / Assess
@@ -162,9 +145,9 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
 
   it('ensureTables leaves existing tables (and their items) alone', async () => {
     const names = await freshTables();
-    const ops = new DynamoOpsStore(doc, names.ops);
+    const ops = new DynamoOpsStore(dynamo.doc, names.ops);
     await ops.putHealthVerdict({ checkedAt: '2024-06-01T10:00:00.000Z', reachable: true, detail: 'ok' });
-    await ensureTables(doc, names);
+    await ensureTables(dynamo.doc, names);
     expect(await ops.getHealthVerdict()).not.toBeNull();
   });
 

@@ -68,6 +68,63 @@ describe('asof keys and ingest against a running server', () => {
     expect(badScope.stderr).toMatch(/unknown scope/);
     const unknownRevoke = await asof(['keys', 'revoke', 'key_nope', '--data-dir', dir]);
     expect(unknownRevoke.code).toBe(1);
+    const badPlan = await asof(['keys', 'create', '--name', 'x', '--plan', 'platinum', '--data-dir', dir]);
+    expect(badPlan.code).toBe(1);
+    expect(badPlan.stderr).toMatch(/unknown plan 'platinum' \(known: free, starter, pro, enterprise\)/);
+    const overEdge = await asof(['keys', 'create', '--name', 'x', '--per-minute', '500', '--data-dir', dir]);
+    expect(overEdge.code).toBe(1);
+    expect(overEdge.stderr).toMatch(/edge limit \(120\)/);
+    const notANumber = await asof(['keys', 'create', '--name', 'x', '--daily', 'lots', '--data-dir', dir]);
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.stderr).toMatch(/--daily must be a whole number above 0 \(got 'lots'\)/);
+    const unknownUsage = await asof(['keys', 'usage', 'key_nope', '--data-dir', dir]);
+    expect(unknownUsage.code).toBe(1);
+    expect(unknownUsage.stderr).toMatch(/no key with id key_nope/);
+  });
+
+  it("creates a key on a plan with its own ceilings, and reports its use today and this month", async () => {
+    const { url, dataDir } = fixture();
+    const created = await asof(['keys', 'create', '--name', 'usage', '--plan', 'starter', '--daily', '50', '--json', '--data-dir', dataDir]);
+    const issued = JSON.parse(created.stdout) as { id: string; key: string };
+    const statuses = [await lookupWith(url, issued.key), await lookupWith(url, issued.key)];
+    const coverage = await fetch(`${url}/law/coverage`, { headers: { authorization: `Bearer ${issued.key}` } });
+    await coverage.arrayBuffer();
+    await new Promise((done) => setTimeout(done, 600)); // usage records are written behind the responses, within 250 ms
+
+    const asJson = await asof(['keys', 'usage', issued.id, '--json', '--data-dir', dataDir]);
+    const asText = await asof(['keys', 'usage', issued.id, '--data-dir', dataDir]);
+    const listed = await asof(['keys', 'list', '--data-dir', dataDir]);
+
+    expect([...statuses, coverage.status]).toEqual([200, 200, 200]);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    const report = JSON.parse(asJson.stdout);
+    expect(report).toMatchObject({
+      keyId: issued.id,
+      plan: 'starter',
+      ceilings: { perMinute: 60, daily: 50, monthly: 200_000 },
+      today: { units: 2, calls: 3 },
+      month: { units: 2 },
+      remaining: { day: 48, month: 199_998 },
+    });
+    expect(report.today.byRoute).toEqual([
+      { routeId: 'law-coverage', calls: 1, units: 0, statuses: { 200: 1 } },
+      { routeId: 'law-lookup', calls: 2, units: 2, statuses: { 200: 2 } },
+    ]);
+    expect(report.month.days).toEqual([{ date: report.today.date, units: 2 }]);
+    expect(asText.stdout).toMatch(/plan starter: 60\/minute, 50 units\/day, 200,000 units\/month/);
+    expect(asText.stdout).toMatch(/today \(\d{4}-\d{2}-\d{2} UTC\): 2 units, 3 calls; 48 units left/);
+    expect(asText.stdout).not.toContain(issued.key);
+    expect(listed.stdout).toMatch(new RegExp(`${issued.id} .* plan=starter  daily=50`));
+  });
+
+  it('lists the plans with their three ceilings, marking the default', async () => {
+    const r = await asof(['plans', 'list']);
+    const asJson = await asof(['plans', 'list', '--json']);
+
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^free\*\s+30\s+1,000\s+10,000\s+Free$/m);
+    expect(r.stdout).toMatch(/^pro\s+120\s+100,000\s+2,000,000\s+Pro$/m);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ default: 'free', plans: expect.arrayContaining([expect.objectContaining({ id: 'starter', perMinute: 60 })]) });
   });
 });
 

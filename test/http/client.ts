@@ -9,12 +9,19 @@ export interface Reply {
   text: string;
 }
 
+let next = 0;
+/** The key a call carries unless it names one: the next of the fixture's pool. */
+const pooledKey = () => {
+  const { pool } = fixture().keys;
+  return pool[next++ % pool.length]!;
+};
+
 /** A real HTTP call to the local server (global fetch over a socket). */
 export async function call(method: 'GET' | 'POST', path: string, opts: { query?: Record<string, string>; body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> } = {}): Promise<Reply> {
-  const { url, keys } = fixture();
+  const { url } = fixture();
   const target = new URL(`${url}${path}`);
   for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.set(k, v);
-  const key = opts.key === undefined ? keys.lookup : opts.key;
+  const key = opts.key === undefined ? pooledKey() : opts.key;
   const headers: Record<string, string> = { ...(key !== null && { authorization: `Bearer ${key}` }), ...opts.headers };
   let body: string | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;

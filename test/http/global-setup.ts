@@ -10,7 +10,7 @@ export interface HttpFixture {
   url: string;
   siteUrl: string;
   dataDir: string;
-  keys: { lookup: string; test: string; noScope: string; revoked: string };
+  keys: { lookup: string; test: string; noScope: string; revoked: string; pool: string[] };
 }
 
 declare module 'vitest' {
@@ -19,14 +19,22 @@ declare module 'vitest' {
   }
 }
 
-/** One real local server (sample corpus, on-disk stores in a temp data dir) for every black-box HTTP test of the run. */
+/**
+ * One real local server (sample corpus, on-disk stores in a temp data dir) for every black-box HTTP test of the run.
+ * It meters every call as `asof serve` does. The tests' calls are spread over a pool of keys (as a server's traffic
+ * is spread over its customers), each far from its ceilings, so that limits are met only where they are tested
+ * (limits.test.ts, with a server and a clock of its own).
+ */
+const POOL = 24;
+const ROOMY = { perMinute: 120, daily: 1_000_000, monthly: 10_000_000 };
 export default async function setup(project: TestProject) {
   const dataDir = await mkdtemp(join(tmpdir(), 'asof-http-'));
   const server = await serveLocal({ dataDir, port: 0, sample: true, schedules: true });
   const accounts = server.stores.accounts;
   const now = new Date();
-  const lookup = await issueKey(accounts, { name: 'http tests' }, now);
-  const test = await issueKey(accounts, { name: 'http tests (test key)', test: true }, now);
+  const lookup = await issueKey(accounts, { name: 'http tests', limits: ROOMY }, now);
+  const test = await issueKey(accounts, { name: 'http tests (test key)', test: true, limits: ROOMY }, now);
+  const pool = await Promise.all(Array.from({ length: POOL }, (_, i) => issueKey(accounts, { name: `http tests ${i}`, limits: ROOMY }, now)));
   const noScope = await issueKey(accounts, { name: 'no lookup scope', scopes: ['admin'] }, now);
   const revoked = await issueKey(accounts, { name: 'revoked' }, now);
   await accounts.revoke(revoked.id, now.toISOString());
@@ -34,7 +42,7 @@ export default async function setup(project: TestProject) {
     url: server.url,
     siteUrl: server.services.site.siteUrl,
     dataDir,
-    keys: { lookup: lookup.key, test: test.key, noScope: noScope.key, revoked: revoked.key },
+    keys: { lookup: lookup.key, test: test.key, noScope: noScope.key, revoked: revoked.key, pool: pool.map((k) => k.key) },
   });
   return async () => {
     await server.close();

@@ -6,10 +6,10 @@ import { StatefulStack } from '../../lib/stateful-stack.ts';
 const template = () => Template.fromStack(new StatefulStack(new App(), 'test-stateful', { prefix: 'asof-test' }));
 
 describe('StatefulStack', () => {
-  it('holds the three tables the adapters use, keyed pk/sk, on demand, with point-in-time recovery, retained', () => {
+  it('holds the four tables the adapters use, keyed pk/sk, on demand, with point-in-time recovery, retained', () => {
     const t = template();
-    t.resourceCountIs('AWS::DynamoDB::GlobalTable', 3);
-    for (const name of ['asof-test-versions', 'asof-test-accounts', 'asof-test-ops']) {
+    t.resourceCountIs('AWS::DynamoDB::GlobalTable', 4);
+    for (const name of ['asof-test-versions', 'asof-test-accounts', 'asof-test-meters', 'asof-test-ops']) {
       t.hasResource('AWS::DynamoDB::GlobalTable', {
         DeletionPolicy: 'Retain',
         UpdateReplacePolicy: 'Retain',
@@ -26,16 +26,17 @@ describe('StatefulStack', () => {
     }
   });
 
-  it('expires accounts and ops items by TTL, never versions', () => {
+  it('expires accounts, meters and ops items by TTL, never versions', () => {
     const tables = template().findResources('AWS::DynamoDB::GlobalTable');
     const ttl = Object.fromEntries(Object.values(tables).map((r) => [r.Properties.TableName, r.Properties.TimeToLiveSpecification ?? null]));
     expect(ttl['asof-test-versions']).toBeNull();
     expect(ttl['asof-test-accounts']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(ttl['asof-test-meters']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     expect(ttl['asof-test-ops']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
   it('keeps stable logical ids for the stateful resources', () => {
     const ids = Object.keys(template().findResources('AWS::DynamoDB::GlobalTable')).sort();
-    expect(ids.map((id) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['AccountsTable', 'OpsTable', 'VersionsTable']);
+    expect(ids.map((id) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['AccountsTable', 'MetersTable', 'OpsTable', 'VersionsTable']);
   });
 });

@@ -2,7 +2,7 @@
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
-export type TableKind = 'versions' | 'accounts' | 'ops';
+export type TableKind = 'versions' | 'accounts' | 'meters' | 'ops';
 export type TableNames = Record<TableKind, string>;
 
 export interface KeyAttribute {
@@ -33,12 +33,16 @@ export const TABLES: Record<TableKind, TableSpec> = {
   versions: { suffix: 'versions', partitionKey: pk, sortKey: sk, globalSecondaryIndexes: [], timeToLiveAttribute: null },
   // Lookup by key id goes through an id item in the same table (see account-store.ts), so no index is needed.
   accounts: { suffix: 'accounts', partitionKey: pk, sortKey: sk, globalSecondaryIndexes: [], timeToLiveAttribute: 'expiresAt' },
+  // Per-key counters (one item per key and UTC month) and usage records (see meter-store.ts): the hottest writes
+  // of the service, kept apart from the keys so that a key read never waits on them.
+  meters: { suffix: 'meters', partitionKey: pk, sortKey: sk, globalSecondaryIndexes: [], timeToLiveAttribute: 'expiresAt' },
   ops: { suffix: 'ops', partitionKey: pk, sortKey: sk, globalSecondaryIndexes: [], timeToLiveAttribute: 'expiresAt' },
 };
 
 export const tableNames = (prefix: string): TableNames => ({
   versions: `${prefix}-${TABLES.versions.suffix}`,
   accounts: `${prefix}-${TABLES.accounts.suffix}`,
+  meters: `${prefix}-${TABLES.meters.suffix}`,
   ops: `${prefix}-${TABLES.ops.suffix}`,
 });
 
