@@ -1,3 +1,4 @@
+import type { CitationResults } from './citations.ts';
 import type { LoadResult } from './http-load.ts';
 import type { Machine } from './machine.ts';
 import type { CpuBreakdown, IngestBreakdown } from './profile.ts';
@@ -62,6 +63,7 @@ export interface BenchResults {
   /** `http`: the server as it runs by default (caches on); `httpNoCache`: `asof serve --no-cache`. */
   sample: { coldStart: StartupFigure; warmStarts: StartupFigure[]; http: SizeHttp; httpNoCache: SizeHttp; bare: BareResults; matches: SearchMatches } | null;
   meter: MeterResults | null;
+  citations: CitationResults | null;
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   profiles: CpuBreakdown[];
   ingestProfile: IngestBreakdown | null;
@@ -69,7 +71,7 @@ export interface BenchResults {
   error: string | null;
 }
 
-export const TARGETS = { lookupP99Ms: 25, searchP50Ms: 20, warmStartMs: 3000, meterAddedP50Ms: 2 };
+export const TARGETS = { lookupP99Ms: 25, searchP50Ms: 20, warmStartMs: 3000, meterAddedP50Ms: 2, citationRecall: 0.98, citationPrecision: 0.99, citationMbPerSec: 20, citationVsPort: 50, citationColdMs: 150 };
 
 const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : '–');
 const sec = (v: number) => `${(v / 1000).toFixed(v >= 100_000 ? 0 : 1)} s`;
@@ -218,6 +220,9 @@ export function renderReport(r: BenchResults): string {
       '',
     );
   }
+
+  // ---- citations -----------------------------------------------------------------------------------------------
+  if (r.citations) push(...citationSection(r.citations));
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {
@@ -446,4 +451,38 @@ export function renderReport(r: BenchResults): string {
     push('');
   }
   return `${L.join('\n')}\n`;
+}
+
+function citationSection(c: CitationResults): string[] {
+  const { raw, reviewed, corrections } = c.accuracy;
+  const pc = (v: number) => `${(v * 100).toFixed(1)} %`;
+  const slowest = Math.min(...c.throughput.map((t) => t.mbPerSec));
+  const least = Math.min(...c.throughput.map((t) => t.mbPerSec / t.eyeciteMbPerSec));
+  return [
+    '## 1b. Citation extraction (case-law issue)',
+    '',
+    'In process, on the bundled real opinions. Accuracy: full case citations against CourtListener\'s `html_with_citations` markup of the 25 ' +
+      'API v3 records (a citation is found when the extractor gives exactly its span), first as the markup stands, then with the ' +
+      `${corrections} hand-reviewed corrections of test/support/answer-key-review.json (true citations the 2017 markup did not mark, and one span it marked that is no citation). ` +
+      'Throughput in MB/s of text (millions of characters per second), next to @beshkenadze/eyecite (the TypeScript port of eyecite) on the same texts in the same process.',
+    '',
+    '| figure | value | target |',
+    '|---|--:|---|',
+    `| recall / precision, key as it is (${raw.keyed} marked, ${raw.extracted} found) | ${pc(raw.recall)} / ${pc(raw.precision)} | |`,
+    `| recall / precision, key with reviewed corrections (${reviewed.keyed} citations) | ${pc(reviewed.recall)} / ${pc(reviewed.precision)} | ≥ 98 % / ≥ 99 %: ${verdict(reviewed.recall >= TARGETS.citationRecall)} / ${verdict(reviewed.precision >= TARGETS.citationPrecision)} |`,
+    `| slowest throughput of the corpora below | ${slowest.toFixed(1)} MB/s | ≥ ${TARGETS.citationMbPerSec} MB/s: ${verdict(slowest >= TARGETS.citationMbPerSec)} |`,
+    `| least speed-up over the eyecite port | ${int(least)}× | ≥ ${TARGETS.citationVsPort}×: ${verdict(least >= TARGETS.citationVsPort)} |`,
+    `| first call in a fresh process (import, read reporters-db, build the trie, extract) | ${ms(c.coldMs)} ms (median of ${c.coldRuns.length}) | ≤ ${TARGETS.citationColdMs} ms: ${verdict(c.coldMs <= TARGETS.citationColdMs)} |`,
+    '',
+    '| text | characters | full citations found (ours / port) | ours MB/s | eyecite port MB/s | ratio |',
+    '|---|--:|--:|--:|--:|--:|',
+    ...c.throughput.map((t) => `| ${t.corpus} | ${int(t.chars)} | ${t.found} / ${t.eyeciteFound} | ${t.mbPerSec.toFixed(1)} | ${t.eyeciteMbPerSec.toFixed(3)} | ${int(t.mbPerSec / t.eyeciteMbPerSec)}× |`),
+    '',
+    'Pathological inputs: time per call (mean of 20) at 16,000, 32,000 and 64,000 characters. Linear time doubles with the input.',
+    '',
+    '| input | 16k ms | 32k ms | 64k ms | 64k ÷ 32k |',
+    '|---|--:|--:|--:|--:|',
+    ...c.growth.map((g) => `| ${g.input} | ${g.points.map(([, v]) => ms(v)).join(' | ')} | ${ratio(g.points[2]![1] / g.points[1]![1])} |`),
+    '',
+  ];
 }

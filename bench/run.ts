@@ -10,6 +10,7 @@ import { probePaths, runLoad, runSequentialDuring, startBareServer, timeSequenti
 import { machine } from './machine.ts';
 import { profileIngest, profileLoad, type CpuBreakdown } from './profile.ts';
 import { createKeys, procStatus, REPO, rotatingAuth, startServer, type RunningServer } from './proc.ts';
+import { citationFigures } from './citations.ts';
 import { pureFigures } from './pure.ts';
 import { renderReport, type BareResults, type BenchResults, type MeterResults, type PoolStats, type SizeHttp } from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
@@ -183,6 +184,7 @@ const results: BenchResults = {
   pure: [],
   sample: null,
   meter: null,
+  citations: null,
   scale: null,
   profiles: [],
   ingestProfile: null,
@@ -209,6 +211,10 @@ try {
   for (const f of results.pure) log(`  ${f.name}: ${f.opsPerSec.toFixed(0)} ops/s (${f.meanUs.toFixed(1)} µs)`);
   results.cliFloorMs = await cliFloorMs();
   log(`  asof openapi (node + tsx + code, no store): ${results.cliFloorMs.toFixed(0)} ms`);
+
+  // ---- case-law citation extraction (in process) -------------------------------------------------------------
+  log('citation extraction');
+  results.citations = await citationFigures({ quick, log });
 
   // ---- the bundled sample ----------------------------------------------------------------------------------
   const sampleDir = await temp('sample');

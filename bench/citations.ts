@@ -1,0 +1,137 @@
+/**
+ * The citation extractor (functions/caselaw/citations/): accuracy on the bundled opinions against CourtListener's
+ * own markup, throughput next to @beshkenadze/eyecite (the TypeScript port of eyecite) on the same texts in the same
+ * run, the first-call cost in a fresh process, and how the time grows on pathological inputs.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { getCitations } from '@beshkenadze/eyecite';
+import { createExtractor } from '#caselaw/citations/extract.ts';
+import { measureAccuracy, type Accuracy } from '../test/support/citation-accuracy.ts';
+import { bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
+import { REPO } from './proc.ts';
+
+const run = promisify(execFile);
+
+export interface ThroughputFigure {
+  corpus: string;
+  chars: number;
+  /** Full case citations found, by each engine. */
+  found: number;
+  eyeciteFound: number;
+  mbPerSec: number;
+  eyeciteMbPerSec: number;
+}
+
+export interface GrowthFigure {
+  input: string;
+  /** [characters, ms] at growing sizes. */
+  points: Array<[number, number]>;
+}
+
+export interface CitationResults {
+  accuracy: { raw: Omit<Accuracy, 'missed' | 'extra'>; reviewed: Omit<Accuracy, 'missed' | 'extra'>; corrections: number };
+  throughput: ThroughputFigure[];
+  /** Fresh process: import, read reporters-db, build the trie, extract one sentence (median of runs). */
+  coldMs: number;
+  coldRuns: number[];
+  growth: GrowthFigure[];
+}
+
+const MB = 1024 * 1024;
+const CASELAW = join(REPO, 'data', 'sample', 'caselaw');
+
+/** Runs `op` over `texts` until `minMs` has passed; MB/s of UTF-16 text (chars × 2 bytes would overstate it: chars). */
+function mbPerSec(texts: string[], op: (t: string) => unknown, minMs: number): number {
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  for (const t of texts) op(t); // warm
+  let rounds = 0;
+  const began = performance.now();
+  do {
+    for (const t of texts) op(t);
+    rounds++;
+  } while (performance.now() - began < minMs);
+  const seconds = (performance.now() - began) / 1000;
+  return (chars * rounds) / MB / seconds;
+}
+
+const strip = ({ missed: _m, extra: _e, ...rest }: Accuracy) => rest;
+
+/** A 64,000-character text as dense in citations as real briefs get: the citation-bearing sentences of the bundled opinions, end to end. */
+export function citationDenseText(length = 64_000): string {
+  const sentences = bundledAnswerKeys()
+    .flatMap((k) => k.text.split(/(?<=\.)\s+(?=[A-Z])/))
+    .filter((s) => /\d+ [A-Z][A-Za-z.’' ]{1,20}\d+/.test(s) && s.length < 600)
+    .map((s) => s.replace(/\s+/g, ' '));
+  let text = '';
+  for (let i = 0; text.length < length; i++) text += `${sentences[i % sentences.length]} `;
+  return text.slice(0, length);
+}
+
+async function coldStart(runs: number): Promise<number[]> {
+  const script = `
+    const began = performance.now();
+    const { extractCitations } = await import('#caselaw/citations/extract.ts');
+    const found = extractCitations('Roe v. Wade, 410 U.S. 113 (1973).');
+    if (found.length !== 1) throw new Error('cold extract found ' + found.length);
+    process.stdout.write(String(performance.now() - began));`;
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO });
+    out.push(Number(stdout));
+  }
+  return out;
+}
+
+function growth(extract: (t: string) => unknown): GrowthFigure[] {
+  const inputs: Array<[string, (n: number) => string]> = [
+    ['digits and dots', (n) => '1.2'.repeat(n).slice(0, n)],
+    ['one giant line of volume-reporter pairs, no pages', (n) => '12 U.S. '.repeat(n).slice(0, n)],
+    ['unbalanced parentheses after citations', (n) => '410 U.S. 113 ((('.repeat(n).slice(0, n)],
+    ['citation-dense text', (n) => citationDenseText(n)],
+  ];
+  return inputs.map(([input, make]) => ({
+    input,
+    points: [16_000, 32_000, 64_000].map((n): [number, number] => {
+      const text = make(n);
+      extract(text);
+      const began = performance.now();
+      for (let i = 0; i < 20; i++) extract(text);
+      return [n, (performance.now() - began) / 20];
+    }),
+  }));
+}
+
+export async function citationFigures(opts: { quick: boolean; log: (line: string) => void }): Promise<CitationResults> {
+  const extractor = createExtractor();
+  const extract = (t: string) => extractor.extract(t);
+  const raw = measureAccuracy(extract, false);
+  const reviewed = measureAccuracy(extract, true);
+  const corrections = (JSON.parse(readFileSync(join(REPO, 'test', 'support', 'answer-key-review.json'), 'utf8')) as { corrections: unknown[] }).corrections.length;
+  opts.log(`  accuracy on ${raw.opinions} opinions: recall ${(raw.recall * 100).toFixed(1)} %, precision ${(raw.precision * 100).toFixed(1)} % against the key as it is; ${(reviewed.recall * 100).toFixed(1)} % / ${(reviewed.precision * 100).toFixed(1)} % with ${corrections} reviewed corrections`);
+
+  const corpora: Array<[string, string[]]> = [
+    ['the 25 bundled CourtListener opinions (text of html_with_citations)', bundledAnswerKeys().map((k) => k.text)],
+    ['the two bundled slip opinions (Fisher v. Texas, Ideal Electronic v. Int’l Fidelity)', readdirSync(join(CASELAW, 'opinion-texts')).sort().map((f) => readFileSync(join(CASELAW, 'opinion-texts', f), 'utf8'))],
+    ['64,000 characters, citation-dense', [citationDenseText()]],
+  ];
+  const minMs = opts.quick ? 500 : 3000;
+  const throughput: ThroughputFigure[] = [];
+  for (const [corpus, texts] of corpora) {
+    const found = texts.reduce((n, t) => n + extract(t).filter((c) => c.kind === 'full').length, 0);
+    const eyeciteFound = texts.reduce((n, t) => n + getCitations(t).filter((c) => c.constructor.name === 'FullCaseCitation').length, 0);
+    const ours = mbPerSec(texts, extract, minMs);
+    const theirs = mbPerSec(texts, (t) => getCitations(t), opts.quick ? 1 : minMs);
+    const chars = texts.reduce((n, t) => n + t.length, 0);
+    throughput.push({ corpus, chars, found, eyeciteFound, mbPerSec: ours, eyeciteMbPerSec: theirs });
+    opts.log(`  ${corpus}: ${ours.toFixed(1)} MB/s (${found} full citations) vs eyecite port ${theirs.toFixed(3)} MB/s (${eyeciteFound}): ${(ours / theirs).toFixed(0)}×`);
+  }
+  const coldRuns = await coldStart(opts.quick ? 3 : 7);
+  const coldMs = [...coldRuns].sort((a, b) => a - b)[Math.floor(coldRuns.length / 2)]!;
+  opts.log(`  first call in a fresh process (import, reporters-db, trie, one extract): ${coldMs.toFixed(0)} ms (median of ${coldRuns.length})`);
+  const grown = growth(extract);
+  for (const g of grown) opts.log(`  ${g.input}: ${g.points.map(([n, ms]) => `${n / 1000}k ${ms.toFixed(2)} ms`).join(', ')}`);
+  return { accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections }, throughput, coldMs, coldRuns, growth: grown };
+}
