@@ -32,6 +32,15 @@ function errorResponses(route: Route) {
   );
 }
 
+/** Path parameters from the path, the rest of a GET's input from the query string. */
+function requestParams(route: Route, method: 'GET' | 'POST', pathParams: string[]) {
+  const input = route.input as unknown as z.ZodObject;
+  const inPath: Record<string, true> = Object.fromEntries(pathParams.map((p) => [p, true as const]));
+  const path = pathParams.length ? z.object(Object.fromEntries(pathParams.map((p) => [p, input.shape?.[p] ?? z.string()]))) : undefined;
+  const rest = method === 'GET' && input.shape ? input.omit(inPath as never) : undefined;
+  return { ...(path && { path }), ...(rest && Object.keys(rest.shape).length && { query: rest }) };
+}
+
 function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenApiOperationObject {
   const suffix = path === route.path ? '' : '-statutes';
   const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -43,8 +52,7 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
     ...(route.description && { description: route.description }),
     tags: [route.tag],
     ...(route.auth.kind === 'bearer' ? { security: [{ bearer: [] }] } : { security: [] }),
-    ...(pathParams.length && { requestParams: { path: z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) } }),
-    ...(hasParams && method === 'GET' && !pathParams.length && { requestParams: { query: route.input as z.ZodObject } }),
+    ...((pathParams.length || (hasParams && method === 'GET')) && { requestParams: requestParams(route, method, pathParams) }),
     ...(hasParams && method === 'POST' && { requestBody: { content: { 'application/json': { schema: route.input } } } }),
     responses: {
       ...Object.fromEntries(

@@ -1,3 +1,4 @@
+import { citationsOf, handleCase, handleCitationLookup, handleCitedBy } from './handlers/caselaw.ts';
 import { handleLookup, handleSearch, handleText } from './handlers/law.ts';
 import { handleCorpusHealth, handleCoverage, handleLiveness, handleQuality } from './handlers/ops.ts';
 import { handleOpenApi } from './handlers/spec.ts';
@@ -15,6 +16,7 @@ import {
   SearchResponseSchema,
   TextResponseSchema,
 } from './schemas.ts';
+import { CaseInputSchema, CaseResponseSchema, CitationLookupInputSchema, CitationLookupResponseSchema, CitedByInputSchema, CitedByResponseSchema } from './schemas-caselaw.ts';
 
 const lookupScope = { kind: 'bearer', scope: 'lookup' } as const;
 const publicAccess = { kind: 'public' } as const;
@@ -66,6 +68,52 @@ export const ROUTES: readonly Route[] = [
     responses: { 200: { description: 'ranked hits', schema: SearchResponseSchema } },
     errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'bad_limit', 'not_carried', 'statutes_unavailable'],
     handle: handleSearch,
+  }),
+  defineRoute({
+    id: 'caselaw-citations',
+    methods: ['POST'],
+    path: '/law/citations/lookup',
+    auth: lookupScope,
+    units: (input) => citationsOf(input).length,
+    input: CitationLookupInputSchema,
+    fieldCodes: { text: 'too_large', fallback: 'bad_fallback' },
+    tag: 'caselaw',
+    summary: 'Resolve case citations to cases',
+    description:
+      'Exactly one of `text` (citations are parsed from it) or `citations`. One unit per citation, reserved after parsing. ' +
+      'Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. ' +
+      'Resolution only says which case a citation names, never whether it is still good law.',
+    responses: { 200: { description: 'one result per citation, in the order found', schema: CitationLookupResponseSchema } },
+    errors: ['missing_fields', 'bad_json', 'bad_fallback', 'too_many', 'too_large', 'caselaw_unavailable'],
+    handle: handleCitationLookup,
+  }),
+  defineRoute({
+    id: 'caselaw-case',
+    methods: ['GET'],
+    path: '/law/cases/{clusterId}',
+    auth: lookupScope,
+    units: 1,
+    input: CaseInputSchema,
+    fieldCodes: { clusterId: 'bad_id' },
+    tag: 'caselaw',
+    summary: 'One case (a CourtListener cluster) with its parallel citations and how many cases cite it',
+    responses: { 200: { description: 'the case record', schema: CaseResponseSchema } },
+    errors: ['bad_id', 'not_found', 'caselaw_unavailable'],
+    handle: handleCase,
+  }),
+  defineRoute({
+    id: 'caselaw-cited-by',
+    methods: ['GET'],
+    path: '/law/cases/{clusterId}/cited-by',
+    auth: lookupScope,
+    units: 1,
+    input: CitedByInputSchema,
+    fieldCodes: { clusterId: 'bad_id', limit: 'bad_limit' },
+    tag: 'caselaw',
+    summary: 'The cases citing a case, most-cited first, each with its depth',
+    responses: { 200: { description: 'citing cases', schema: CitedByResponseSchema } },
+    errors: ['bad_id', 'bad_limit', 'missing_fields', 'caselaw_unavailable'],
+    handle: handleCitedBy,
   }),
   defineRoute({
     id: 'law-coverage',

@@ -60,7 +60,11 @@ export async function runCli(args: string[], flags: CliFlags, io: CliIo): Promis
       case 'plans':
         return plans(sub, flags, io);
       case 'ingest':
-        if (!sub) throw new UsageError('ingest needs a source kind: uslm, dc-code or rules');
+        if (!sub) throw new UsageError('ingest needs a source kind: uslm, dc-code, rules or courtlistener');
+        if (sub === 'courtlistener') {
+          if (!rest.length) throw new UsageError('ingest courtlistener needs at least one file or folder of CourtListener records');
+          return await runJob('ingest-courtlistener', { paths: rest.map((p) => abs(flags.cwd, p)) }, dataDir, io, flags.json);
+        }
         return await runJob('ingest', ingestRequest(sub, rest, flags), dataDir, io, flags.json);
       case 'audit':
       case 'probe':
@@ -119,7 +123,7 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
       return { kind: 'rules', set, paths: files, ...common, ...(flags.basis && { temporalBasis: flags.basis as TemporalBasis }) };
     }
     default:
-      throw new UsageError(`unknown source kind '${kind}' (uslm, dc-code, rules)`);
+      throw new UsageError(`unknown source kind '${kind}' (uslm, dc-code, rules, courtlistener)`);
   }
 }
 

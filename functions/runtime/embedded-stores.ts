@@ -1,3 +1,5 @@
+import type { CaseLawStore } from '#caselaw/ports.ts';
+import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
@@ -37,6 +39,8 @@ export interface EmbeddedStoreOptions {
 export interface EmbeddedStores {
   versions: VersionStore;
   search: SearchIndex;
+  /** The case-law replica, on the same embedded PostgreSQL as the search index (its own schema). */
+  caselaw: CaseLawStore;
   ops: OpsStore;
   accounts: AccountStore;
   /** Per-key counters and usage records (never cached: every charge is a conditional write). */
@@ -71,6 +75,9 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'));
   const sql = pgliteClient(pglite);
   await migrate(sql);
+  // The replica's own client on the same instance, so that its failures are reported as caselaw_unavailable.
+  const caselawSql = pgliteClient(pglite, { store: 'caselaw' });
+  await migrateCaseLaw(caselawSql);
   const versions = new DynamoVersionStore(doc, LOCAL_TABLES.versions);
   const search = new PostgresSearchIndex(sql);
   const accounts = new DynamoAccountStore(doc, LOCAL_TABLES.accounts);
@@ -78,6 +85,7 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   return {
     versions: cache ? new CachingVersionStore(versions, { stamps: tracker, table: LOCAL_TABLES.versions }) : versions,
     search: cache ? new CachingSearchIndex(search, { tracker, table: SEARCH_TABLE }) : search,
+    caselaw: new PostgresCaseLawStore(caselawSql),
     ops: new DynamoOpsStore(doc, LOCAL_TABLES.ops),
     accounts: cache ? new CachingAccountStore(accounts, { stamps: tracker, table: LOCAL_TABLES.accounts }) : accounts,
     meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),

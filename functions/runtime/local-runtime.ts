@@ -1,3 +1,4 @@
+import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,7 @@ const COVERAGE_SCHEDULE_MS = 15 * 60_000;
 const AUDIT_SCHEDULE_MS = 6 * 3600_000;
 const SAMPLE_STARTED = 'sample-corpus-started';
 const SAMPLE_LOADED = 'sample-corpus-loaded';
+const CASELAW_SAMPLE_LOADED = 'caselaw-sample-loaded';
 
 export interface LocalStores extends EmbeddedStores {
   now: () => Date;
@@ -48,7 +50,7 @@ export async function openAccountStore(
   return openEmbeddedAccountStore(dataDir, runningEndpoint);
 }
 
-export type AdminJobName = 'ingest' | 'audit' | 'probe' | 'reindex';
+export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex';
 
 /** Jobs another `asof` command can ask of the stores, directly or through the running server. */
 export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob> = {
@@ -56,6 +58,12 @@ export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob>
     const reports = await runIngest(stores, body as IngestRequest, log);
     await afterIngest(stores, log);
     return reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes }));
+  },
+  'ingest-courtlistener': (stores) => async (body, log) => {
+    const report = await loadCourtListenerFiles(stores.caselaw, (body as { paths: string[] }).paths);
+    log(`courtlistener: ${report.files} files: ${report.courts} courts, ${report.clusters} clusters, ${report.citations} citations, ${report.opinions} opinions, ${report.opinionsCited} citing edges; data as of ${report.dataAsOf ?? 'unchanged'}`);
+    for (const s of report.skipped) log(`  not read as a citation: ${s}`);
+    return report;
   },
   audit: (stores) => async (_body, log) => {
     const runs = await runAudit(stores, 'manual');
@@ -119,6 +127,24 @@ export async function loadSampleIfNeeded(stores: LocalStores, log: (line: string
   return true;
 }
 
+/**
+ * The bundled CourtListener records into a replica that holds nothing yet (a data dir made before the case-law
+ * replica existed gets them on its next start). A replica holding the operator's own data is left alone.
+ */
+export async function loadCaseLawSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
+  if (await stores.ops.getMarker(CASELAW_SAMPLE_LOADED)) return false;
+  if (await stores.caselaw.dataAsOf()) return false;
+  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { caselaw?: string[] };
+  const began = Date.now();
+  const report = await loadCourtListenerFiles(stores.caselaw, (manifest.caselaw ?? []).map((p) => join(SAMPLE_DIR, p)));
+  log(
+    `  loaded the case-law sample: ${report.courts} courts, ${report.clusters} clusters, ${report.citations} citations, ` +
+      `${report.opinionsCited} citing edges, data as of ${report.dataAsOf ?? 'unknown'}, in ${Date.now() - began} ms`,
+  );
+  await stores.ops.putMarker(CASELAW_SAMPLE_LOADED, stores.now().toISOString());
+  return true;
+}
+
 export interface LocalServer {
   url: string;
   port: number;
@@ -154,7 +180,10 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const started = Date.now();
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
   const stores = await openLocalStores({ dataDir: opts.dataDir, ...(opts.now && { now: opts.now }), ...(opts.cache !== undefined && { cache: opts.cache }) });
-  if (opts.sample ?? true) await loadSampleIfNeeded(stores, log);
+  if (opts.sample ?? true) {
+    await loadSampleIfNeeded(stores, log);
+    await loadCaseLawSampleIfNeeded(stores, log);
+  }
 
   const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
   const background = new Set<Promise<unknown>>();
@@ -183,6 +212,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     now: stores.now,
     versions: stores.versions,
     search: stores.search,
+    caselaw: stores.caselaw,
     ops: stores.ops,
     accounts: stores.accounts,
     coverage,

@@ -3,6 +3,7 @@ import type { Meter } from '#accounts/meter.ts';
 import type { EdgeLimiter } from '#accounts/edge-limit.ts';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { UsageLog } from '#accounts/usage-log.ts';
+import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
@@ -15,6 +16,7 @@ export interface Services {
   /** null when the store is not configured: the endpoints that need it answer 503. */
   versions: VersionStore | null;
   search: SearchIndex | null;
+  caselaw: CaseLawStore | null;
   ops: OpsStore | null;
   accounts: AccountStore | null;
   coverage: CoverageService | null;

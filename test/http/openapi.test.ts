@@ -82,4 +82,21 @@ describe('real responses match the document', () => {
     conforms('/law/lookup', 'get', await get('/law/lookup', { jurisdiction: 'us', citation: '1-1' }, fixture().keys.noScope));
     conforms('/law/coverage', 'post', await call('POST', '/law/coverage', { body: { corpus: 'rules' }, key: null }));
   });
+
+  it('for the case-law endpoints, on the bundled CourtListener records', async () => {
+    const lookup = await post('/law/citations/lookup', { text: 'Chester v. State, 267 Ga. 9, 471 S.E.2d 836 (1996); 410 U.S. 113; 12 Foo. 3', fallback: 'courtlistener' });
+    expect(lookup.body.results.map((r: { status: number }) => r.status)).toEqual([200, 200, 404]);
+    conforms('/law/citations/lookup', 'post', lookup);
+    conforms('/law/citations/lookup', 'post', await post('/law/citations/lookup', { citations: ['12 Foo. Rptr. 3', { volume: '97', reporter: 'F.3d', page: '553' }] }));
+    conforms('/law/citations/lookup', 'post', await post('/law/citations/lookup', { text: 'x'.repeat(64_001) }));
+    conforms('/statutes/citations/lookup', 'post', await post('/statutes/citations/lookup', { fallback: 'none' }));
+    const marsh = await get('/law/cases/111014');
+    expect(marsh.status).toBe(200);
+    conforms('/law/cases/{clusterId}', 'get', marsh);
+    conforms('/law/cases/{clusterId}', 'get', await get('/law/cases/0'));
+    conforms('/law/cases/{clusterId}', 'get', await get('/law/cases/4'));
+    const citing = await get('/law/cases/111014/cited-by', { limit: '3' });
+    expect(citing.body.results).toHaveLength(3);
+    conforms('/law/cases/{clusterId}/cited-by', 'get', citing);
+  });
 });

@@ -48,6 +48,7 @@ beforeAll(async () => {
     now: () => NOW,
     versions: stores.versions,
     search: stores.search,
+    caselaw: stores.caselaw,
     ops: stores.ops,
     accounts: stores.accounts,
     coverage: null,

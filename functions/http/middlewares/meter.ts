@@ -28,7 +28,9 @@ export function admitUsage(opts: AdmitOptions) {
     const { principal, requestId, input } = request.context.http;
     if (!mine || !principal) return;
     const n = typeof units === 'function' ? (units as (input: unknown) => number)(input) : units;
-    if (n > 0) request.context.http.admission = await meter.admit(principal, n, routeId, requestId);
+    // A call sized by its input is admitted even at 0 units (a text without a case citation): it bills nothing and
+    // still counts against the key's per-minute ceiling, like every metered request.
+    if (n > 0 || typeof units === 'function') request.context.http.admission = await meter.admit(principal, n, routeId, requestId);
   };
   return { before: admitUsageMiddlewareBefore };
 }

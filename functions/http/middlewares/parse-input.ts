@@ -26,6 +26,8 @@ export function rawParams(request: Pick<HttpRequest, 'event'>): Record<string, u
     }
     Object.assign(params, body);
   }
+  // A path parameter is part of the resource: it wins over a query or body field of the same name.
+  for (const [name, value] of Object.entries(event.pathParameters ?? {})) if (value !== undefined) params[name] = value;
   return params;
 }
 
@@ -35,6 +37,9 @@ const EXPECTED: Partial<Record<ErrorCode, string>> = {
   bad_corpus: `one of ${CORPORA.join(', ')}`,
   bad_limit: 'a positive integer',
   bad_level: 'one of the four court levels',
+  bad_fallback: "'none' or 'courtlistener'",
+  bad_id: 'a positive integer',
+  too_large: 'at most 64,000 characters',
 };
 
 const isMissing = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
@@ -46,6 +51,8 @@ export function toInputError(issues: readonly z.core.$ZodIssue[], params: Record
   if (missing.length) return new AppError('missing_fields', `Missing required parameter(s): ${missing.join(', ')}.`, { fields: missing });
   const field = fields[0]!;
   const code = fieldCodes[field] ?? 'missing_fields';
+  // A schema's own check (a refinement) of a code with no stock wording says in its message what is wrong.
+  if (issues[0]!.code === 'custom' && !EXPECTED[code]) return new AppError(code, issues[0]!.message, { field });
   const got = params[field];
   const shown = typeof got === 'string' ? `'${got.length > 60 ? `${got.slice(0, 60)}…` : got}'` : JSON.stringify(got);
   const expected = EXPECTED[code] ?? issues[0]!.message.replace(/^Invalid input: /, '');

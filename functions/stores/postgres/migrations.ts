@@ -105,7 +105,6 @@ export const SEARCH_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-const COMPONENT = 'search';
 const UNIQUE_VIOLATION = '23505';
 
 /**
@@ -119,7 +118,12 @@ const lock = (schema: string): string => `SELECT pg_advisory_xact_lock(hashtext(
  * several processes race: each migration runs as one all-or-nothing `exec` under an advisory lock and first inserts
  * its row in schema_migrations, so a process that lost the race fails on that row's key, rolls back, and moves on.
  */
-export async function migrate(client: SqlClient, schema: string = DEFAULT_SEARCH_SCHEMA, migrations: readonly Migration[] = SEARCH_MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  client: SqlClient,
+  schema: string = DEFAULT_SEARCH_SCHEMA,
+  migrations: readonly Migration[] = SEARCH_MIGRATIONS,
+  component = 'search',
+): Promise<number[]> {
   const s = quoteSchema(schema);
   await client.exec(`
     ${lock(schema)}
@@ -132,7 +136,7 @@ export async function migrate(client: SqlClient, schema: string = DEFAULT_SEARCH
       PRIMARY KEY (component, version)
     );
   `);
-  const done = new Set(await appliedVersions(client, schema));
+  const done = new Set(await appliedVersions(client, schema, component));
   const applied: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(m.version)) continue;
@@ -140,26 +144,26 @@ export async function migrate(client: SqlClient, schema: string = DEFAULT_SEARCH
     try {
       await client.exec(`
         ${lock(schema)}
-        INSERT INTO ${s}.schema_migrations (component, version, name) VALUES ('${COMPONENT}', ${m.version}, '${name}');
+        INSERT INTO ${s}.schema_migrations (component, version, name) VALUES ('${component.replace(/'/g, "''")}', ${m.version}, '${name}');
         ${m.sql(s)}
       `);
       applied.push(m.version);
     } catch (err) {
       // Another process applied it between our read and our lock: its row is there, our attempt rolled back.
       if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
-      if (!(await appliedVersions(client, schema)).includes(m.version)) throw err;
+      if (!(await appliedVersions(client, schema, component)).includes(m.version)) throw err;
     }
   }
   return applied;
 }
 
 /** Versions recorded in `schema` (empty when nothing was ever migrated there). */
-export async function appliedVersions(client: SqlClient, schema: string = DEFAULT_SEARCH_SCHEMA): Promise<number[]> {
+export async function appliedVersions(client: SqlClient, schema: string = DEFAULT_SEARCH_SCHEMA, component = 'search'): Promise<number[]> {
   const exists = await client.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${quoteSchema(schema)}.schema_migrations`]);
   if (!exists.rows[0]?.present) return [];
   const { rows } = await client.query<{ version: number }>(
     `SELECT version FROM ${quoteSchema(schema)}.schema_migrations WHERE component = $1 ORDER BY version`,
-    [COMPONENT],
+    [component],
   );
   return rows.map((r) => r.version);
 }

@@ -1,0 +1,126 @@
+/**
+ * Case-citation resolution, in CourtListener's citation-lookup vocabulary: each full case citation found (or given)
+ * is normalised to its reporters-db edition(s) and matched exactly on (volume, reporter, page) in the replica.
+ * 200 one cluster; 300 several (up to eight, ranked); 404 a known reporter with no match; 400 an unknown reporter.
+ */
+import { extractCitations, normalizedForms, type FoundCitation } from './citations/extract.ts';
+import { reportersDb, type Edition } from './citations/reporters.ts';
+import { formKey, type CaseLawStore, type ClusterRecord } from './ports.ts';
+
+export const MAX_CITATIONS = 250;
+export const MAX_TEXT_CHARS = 64_000;
+export const MAX_CANDIDATES = 8;
+
+export type CitationItem = string | { volume: string | number; reporter: string; page: string | number };
+
+export type ResolutionRequest = { text: string } | { citations: readonly CitationItem[] };
+
+/** One citation to resolve: where it was, what it says, what it may mean. */
+export interface ParsedCitation {
+  citation: string;
+  start: number;
+  end: number;
+  volume: string;
+  reporter: string;
+  page: string;
+  /** null: the reporter is not one reporters-db knows (status 400). */
+  editions: readonly Edition[] | null;
+  normalized: string[];
+  year?: number;
+  parenthetical?: string;
+  /** Set when the item could not be read as a citation at all. */
+  unreadable?: string;
+}
+
+export interface ResolvedCitation {
+  parsed: ParsedCitation;
+  status: 200 | 300 | 400 | 404;
+  errorMessage: string;
+  clusters: ClusterRecord[];
+}
+
+const LOOSE = /^\s*(\d+)\s+(.+?),?\s+(\d+)\s*$/;
+
+function fromFound(c: FoundCitation, offset = 0): ParsedCitation {
+  return {
+    citation: c.text,
+    start: c.start + offset,
+    end: c.end + offset,
+    volume: c.volume ?? '',
+    reporter: c.reporter ?? '',
+    page: c.page ?? '',
+    editions: c.editions ?? null,
+    normalized: normalizedForms(c),
+    ...(c.year !== undefined && { year: c.year }),
+    ...(c.parenthetical !== undefined && { parenthetical: c.parenthetical }),
+  };
+}
+
+function unknownReporter(citation: string, volume: string, reporter: string, page: string): ParsedCitation {
+  return { citation, start: 0, end: citation.length, volume, reporter, page, editions: null, normalized: [] };
+}
+
+function parseItem(item: CitationItem): ParsedCitation {
+  if (typeof item === 'string') {
+    const found = extractCitations(item).find((c) => c.kind === 'full');
+    if (found) return fromFound(found);
+    const loose = LOOSE.exec(item);
+    if (loose) return unknownReporter(item, loose[1]!, loose[2]!.replace(/\s+/g, ' '), loose[3]!);
+    return { ...unknownReporter(item, '', '', ''), unreadable: 'not a citation of the form "volume reporter page"' };
+  }
+  const volume = String(item.volume).trim();
+  const page = String(item.page).trim();
+  const reporter = item.reporter.replace(/\s+/g, ' ').trim();
+  const citation = `${volume} ${reporter} ${page}`;
+  const abbreviation = reportersDb().abbreviations.get(reporter);
+  if (abbreviation?.kind !== 'case') return unknownReporter(citation, volume, reporter, page);
+  // Read through the extractor so that an object and its printed form normalise the same way.
+  const found = extractCitations(citation).find((c) => c.kind === 'full' && c.start === 0 && c.end === citation.length);
+  if (found) return fromFound(found);
+  const normalized = [...new Set(abbreviation.editions.map((e) => `${volume} ${e.key} ${page}`))];
+  return { citation, start: 0, end: citation.length, volume, reporter, page, editions: abbreviation.editions, normalized };
+}
+
+/** The citations of a request, in order: the full case citations of `text`, or each item of `citations`. */
+export function parseRequest(request: ResolutionRequest): ParsedCitation[] {
+  if ('text' in request) return extractCitations(request.text).filter((c) => c.kind === 'full').map((c) => fromFound(c));
+  return request.citations.map(parseItem);
+}
+
+/** Most likely first: the parenthetical's year, then its court, then the most cited, then the oldest id. */
+function rank(parsed: ParsedCitation, clusters: ClusterRecord[], courtStrings: ReadonlyMap<string, string>): ClusterRecord[] {
+  const score = (c: ClusterRecord): number => {
+    let s = 0;
+    if (parsed.year !== undefined && c.dateFiled?.startsWith(String(parsed.year))) s += 2;
+    const courtString = c.courtId ? courtStrings.get(c.courtId) : undefined;
+    if (courtString && parsed.parenthetical?.includes(courtString)) s += 1;
+    return s;
+  };
+  return [...clusters].sort((a, b) => score(b) - score(a) || b.citationCount - a.citationCount || a.id - b.id);
+}
+
+export async function resolveCitations(store: CaseLawStore, parsed: readonly ParsedCitation[]): Promise<ResolvedCitation[]> {
+  const forms = new Map<string, { volume: string; reporter: string; page: string }>();
+  for (const p of parsed) {
+    for (const e of p.editions ?? []) {
+      const form = { volume: p.volume, reporter: e.key, page: p.page };
+      forms.set(formKey(form), form);
+    }
+  }
+  const byForm = forms.size ? await store.clustersByCitation([...forms.values()]) : new Map<string, number[]>();
+  const idsOf = (p: ParsedCitation): number[] => [...new Set((p.editions ?? []).flatMap((e) => byForm.get(formKey({ volume: p.volume, reporter: e.key, page: p.page })) ?? []))];
+  const allIds = [...new Set(parsed.flatMap(idsOf))];
+  const records = new Map((allIds.length ? await store.clusters(allIds) : []).map((c) => [c.id, c]));
+  const needsCourts = parsed.some((p) => p.parenthetical && idsOf(p).length > 1);
+  const courtStrings = new Map(needsCourts ? (await store.courts()).map((c) => [c.id, c.citationString] as const) : []);
+
+  return parsed.map((p): ResolvedCitation => {
+    if (p.unreadable) return { parsed: p, status: 400, errorMessage: `Could not read '${p.citation}': ${p.unreadable}.`, clusters: [] };
+    if (!p.editions) return { parsed: p, status: 400, errorMessage: `Unknown reporter '${p.reporter}' in '${p.citation}'.`, clusters: [] };
+    const clusters = idsOf(p).flatMap((id) => records.get(id) ?? []);
+    if (clusters.length === 0) return { parsed: p, status: 404, errorMessage: `Citation not found: '${p.normalized.join("' or '")}'.`, clusters: [] };
+    if (clusters.length === 1) return { parsed: p, status: 200, errorMessage: '', clusters };
+    const ranked = rank(p, clusters, courtStrings).slice(0, MAX_CANDIDATES);
+    return { parsed: p, status: 300, errorMessage: `${clusters.length} clusters match; the ${ranked.length} most likely are listed first by year, court and citation count.`, clusters: ranked };
+  });
+}

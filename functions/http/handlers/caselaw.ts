@@ -1,0 +1,125 @@
+import type { z } from 'zod';
+import type { CaseLawStore, CitedByCursor, ClusterRecord } from '#caselaw/ports.ts';
+import { MAX_CITATIONS, parseRequest, resolveCitations, type ParsedCitation } from '#caselaw/resolve.ts';
+import { AppError } from '#shared/errors.ts';
+import type { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
+import type { RouteContext, RouteResult } from '../route.ts';
+
+type LookupInput = z.output<typeof CitationLookupInputSchema>;
+type CaseInput = z.output<typeof CaseInputSchema>;
+type CitedByInput = z.output<typeof CitedByInputSchema>;
+
+export const CASELAW_SOURCE = 'CourtListener (Free Law Project) case-law data, replicated';
+export const CASELAW_DISCLAIMER =
+  'Resolution says which case a citation names; it makes no claim that the case is still good law. Case data from CourtListener (Free Law Project).';
+const RESOLUTION =
+  'reporters-db normalisation of each full case citation to its edition(s), then an exact (volume, reporter, page) match in the replica; ' +
+  'several matches are ranked by the year and court of the citation’s parenthetical, then citation count.';
+const COURTLISTENER = 'https://www.courtlistener.com';
+const DEFAULT_CITED_BY = 20;
+const MAX_CITED_BY = 100;
+
+function needCaseLaw(store: CaseLawStore | null): CaseLawStore {
+  if (store === null) throw new AppError('caselaw_unavailable', 'The case-law replica is not configured on this deployment.');
+  return store;
+}
+
+const parsedInputs = new WeakMap<object, ParsedCitation[]>();
+
+/** The citations of a request, parsed once (the meter reserves their number before the handler runs). */
+export function citationsOf(input: LookupInput): ParsedCitation[] {
+  let parsed = parsedInputs.get(input);
+  if (!parsed) {
+    parsed = parseRequest(input.text !== undefined ? { text: input.text } : { citations: input.citations ?? [] });
+    parsedInputs.set(input, parsed);
+  }
+  if (parsed.length > MAX_CITATIONS) {
+    throw new AppError('too_many', `${parsed.length} citations ${input.text !== undefined ? 'were found in the text' : 'were given'}; at most ${MAX_CITATIONS} are resolved per request.`, {
+      citations: parsed.length,
+      limit: MAX_CITATIONS,
+    });
+  }
+  return parsed;
+}
+
+export function presentCluster(c: ClusterRecord) {
+  const path = `/opinion/${c.id}/${c.slug || 'case'}/`;
+  return {
+    id: c.id,
+    absolute_url: path,
+    courtlistener_url: `${COURTLISTENER}${path}`,
+    case_name: c.caseName,
+    case_name_full: c.caseNameFull,
+    case_name_short: c.caseNameShort,
+    date_filed: c.dateFiled,
+    court: c.courtId,
+    docket_id: c.docketId,
+    docket: null,
+    precedential_status: c.precedentialStatus,
+    citation_count: c.citationCount,
+    citations: c.citations,
+  };
+}
+
+export async function handleCitationLookup(input: LookupInput, { services, principal }: RouteContext): Promise<RouteResult> {
+  const store = needCaseLaw(services.caselaw);
+  const parsed = citationsOf(input);
+  const [resolved, dataAsOf] = await Promise.all([resolveCitations(store, parsed), store.dataAsOf()]);
+  const body: Record<string, unknown> = {
+    results: resolved.map((r) => ({
+      citation: r.parsed.citation,
+      normalized_citations: r.parsed.normalized,
+      start_index: r.parsed.start,
+      end_index: r.parsed.end,
+      status: r.status,
+      error_message: r.errorMessage,
+      clusters: r.clusters.map(presentCluster),
+    })),
+    provenance: { source: CASELAW_SOURCE, dataAsOf, resolution: RESOLUTION },
+  };
+  const headers: Record<string, string> = {};
+  if (input.fallback === 'courtlistener') {
+    // No provider is configured on this deployment: nothing was attempted, and the answer says so. Test keys never
+    // reach the paid provider.
+    const unresolved = resolved.filter((r) => r.status === 404).length;
+    const status = !unresolved ? 'none' : principal?.test ? 'skipped' : 'unavailable';
+    body.fallback = { attempted: 0, resolved: 0, capped: unresolved, backfilled: 0, status };
+    headers['x-asof-fallback-remaining'] = '0';
+  }
+  body.disclaimer = CASELAW_DISCLAIMER;
+  return { body, headers };
+}
+
+export async function handleCase(input: CaseInput, { services }: RouteContext): Promise<RouteResult> {
+  const store = needCaseLaw(services.caselaw);
+  const [cluster] = await store.clusters([input.clusterId]);
+  if (!cluster) throw new AppError('not_found', `No case with cluster id ${input.clusterId} in the replica.`);
+  const [citedBy, dataAsOf] = await Promise.all([store.citedByCount(cluster.id), store.dataAsOf()]);
+  return { body: { result: { ...presentCluster(cluster), cited_by_count: citedBy }, provenance: { source: CASELAW_SOURCE, dataAsOf }, disclaimer: CASELAW_DISCLAIMER } };
+}
+
+const encodeCursor = (c: CitedByCursor): string => Buffer.from(`${c.citationCount}:${c.id}`).toString('base64url');
+
+function decodeCursor(cursor: string): CitedByCursor {
+  const m = /^(\d{1,9}):(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new AppError('missing_fields', 'cursor must be the `next` value of a previous page.', { field: 'cursor' });
+  return { citationCount: Number(m[1]), id: Number(m[2]) };
+}
+
+export async function handleCitedBy(input: CitedByInput, { services }: RouteContext): Promise<RouteResult> {
+  const store = needCaseLaw(services.caselaw);
+  const limit = Math.min(input.limit ?? DEFAULT_CITED_BY, MAX_CITED_BY);
+  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  // An id the replica does not hold is cited by nothing it holds: an empty page, not a 404 (the spec's not_found is the case endpoint's).
+  const [page, dataAsOf] = await Promise.all([store.citedBy(input.clusterId, limit + 1, after), store.dataAsOf()]);
+  const shown = page.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    body: {
+      results: shown.map((c) => ({ ...presentCluster(c.cluster), depth: c.depth })),
+      next: page.length > limit && last ? encodeCursor({ citationCount: last.cluster.citationCount, id: last.cluster.id }) : null,
+      provenance: { source: CASELAW_SOURCE, dataAsOf },
+      disclaimer: CASELAW_DISCLAIMER,
+    },
+  };
+}
