@@ -9,6 +9,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { getCitations } from '@beshkenadze/eyecite';
 import { createExtractor } from '#caselaw/citations/extract.ts';
+import { parseRequest, resolveCitations } from '#caselaw/resolve.ts';
+import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
+import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
+import { closePglite, openPgliteThread } from '#stores/postgres/pglite.ts';
+import { pgliteClient } from '#stores/postgres/sql-client.ts';
+import { SAMPLE_CASELAW_PATHS } from '../test/contract/caselaw-store.contract.ts';
 import { measureAccuracy, type Accuracy } from '../test/support/citation-accuracy.ts';
 import { bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
 import { REPO } from './proc.ts';
@@ -38,6 +44,8 @@ export interface CitationResults {
   coldMs: number;
   coldRuns: number[];
   growth: GrowthFigure[];
+  /** Parse + resolve a text of 250 citations against the replica on PGlite (worker thread, as `asof serve` runs it). */
+  resolve250: { runs: number; p50Ms: number; p90Ms: number; maxMs: number; statuses: Record<string, number> };
 }
 
 const MB = 1024 * 1024;
@@ -104,6 +112,41 @@ function growth(extract: (t: string) => unknown): GrowthFigure[] {
   }));
 }
 
+/** 250 citations: the replica's own (found), and real citations of the bundled opinions it does not hold (404). */
+function text250(): string {
+  const held = ['267 Ga. 9', '471 S.E.2d 836', '97 F.3d 553', '916 A.2d 231', '2007 ME 30', '864 F.2d 222', '984 So. 2d 418'];
+  const cited = bundledAnswerKeys().flatMap((k) => k.citations.map((c) => `${c.volume} ${c.reporter} ${c.page}`));
+  const parts: string[] = [];
+  for (let i = 0; parts.length < 250; i++) parts.push(i % 3 === 0 ? held[i % held.length]! : cited[i % cited.length]!);
+  return parts.map((c, i) => `See Case ${i} v. Other, ${c} (1999).`).join(' ');
+}
+
+async function resolveFigure(runs: number): Promise<CitationResults['resolve250']> {
+  const db = await openPgliteThread();
+  try {
+    const sql = pgliteClient(db, { store: 'caselaw' });
+    await migrateCaseLaw(sql);
+    const store = new PostgresCaseLawStore(sql);
+    await loadCourtListenerFiles(store, SAMPLE_CASELAW_PATHS);
+    const text = text250();
+    const statuses: Record<string, number> = {};
+    const times: number[] = [];
+    for (let i = 0; i < runs + 5; i++) {
+      const began = performance.now();
+      const parsed = parseRequest({ text });
+      if (parsed.length !== 250) throw new Error(`the 250-citation text parsed as ${parsed.length}`);
+      const resolved = await resolveCitations(store, parsed);
+      if (i >= 5) times.push(performance.now() - began);
+      if (i === 0) for (const r of resolved) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    }
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+    return { runs, p50Ms: at(0.5), p90Ms: at(0.9), maxMs: times[times.length - 1]!, statuses };
+  } finally {
+    await closePglite(db);
+  }
+}
+
 export async function citationFigures(opts: { quick: boolean; log: (line: string) => void }): Promise<CitationResults> {
   const extractor = createExtractor();
   const extract = (t: string) => extractor.extract(t);
@@ -133,5 +176,7 @@ export async function citationFigures(opts: { quick: boolean; log: (line: string
   opts.log(`  first call in a fresh process (import, reporters-db, trie, one extract): ${coldMs.toFixed(0)} ms (median of ${coldRuns.length})`);
   const grown = growth(extract);
   for (const g of grown) opts.log(`  ${g.input}: ${g.points.map(([n, ms]) => `${n / 1000}k ${ms.toFixed(2)} ms`).join(', ')}`);
-  return { accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections }, throughput, coldMs, coldRuns, growth: grown };
+  const resolve250 = await resolveFigure(opts.quick ? 20 : 100);
+  opts.log(`  parse + resolve 250 citations on PGlite: p50 ${resolve250.p50Ms.toFixed(1)} ms, p90 ${resolve250.p90Ms.toFixed(1)} ms (${JSON.stringify(resolve250.statuses)})`);
+  return { accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections }, throughput, coldMs, coldRuns, growth: grown, resolve250 };
 }
