@@ -22,7 +22,8 @@ const USAGE = `usage: asof <command> [options]
   ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
   ingest dc-code MANIFEST.csv [--retrieved-at ISO]
   ingest rules PATH... [--set frap|sup-ct|ndrappp] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
-  ingest courtlistener PATH...   CourtListener records (court fixture, API v3 opinions, opinion_clusters) into the case-law replica
+  ingest courtlistener PATH...   CourtListener bulk-data CSV files (.csv, .csv.gz) or API records (court fixture,
+                             API v3 opinions, opinion_clusters) into the case-law replica
   audit [--json]             run the quality audit now
   probe                      run the corpus health probe now
   reindex                    rebuild the search index from the stored versions

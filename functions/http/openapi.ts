@@ -60,10 +60,13 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
           status,
           {
             description: r.description,
-            ...(route.auth.kind === 'bearer' && {
+            ...((route.auth.kind === 'bearer' || route.responseHeaders) && {
               headers: {
-                RateLimit: { schema: { type: 'string' as const }, description: 'remaining quota (IETF httpapi draft)' },
-                'RateLimit-Policy': { schema: { type: 'string' as const }, description: 'quota windows (IETF httpapi draft)' },
+                ...(route.auth.kind === 'bearer' && {
+                  RateLimit: { schema: { type: 'string' as const }, description: 'remaining quota (IETF httpapi draft)' },
+                  'RateLimit-Policy': { schema: { type: 'string' as const }, description: 'quota windows (IETF httpapi draft)' },
+                }),
+                ...Object.fromEntries(Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [name, { schema: { type: 'string' as const }, description }])),
               },
             }),
             content: { 'application/json': { schema: r.schema } },

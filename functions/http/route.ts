@@ -50,6 +50,8 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   responses: Record<number, RouteResponse>;
   /** Error codes this route can answer with, beyond the shared ones of its auth kind (for OpenAPI). */
   errors: readonly ErrorCode[];
+  /** Response headers particular to this route, by name, with what they say (for OpenAPI). */
+  responseHeaders?: Record<string, string>;
   /** Kept out of the OpenAPI document (the spec files themselves). */
   hidden?: boolean;
   handle(input: z.output<I>, ctx: RouteContext): Promise<RouteResult>;

@@ -82,8 +82,10 @@ export const ROUTES: readonly Route[] = [
     description:
       'Exactly one of `text` (citations are parsed from it) or `citations`. One unit per citation, reserved after parsing. ' +
       'Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. ' +
-      'Resolution only says which case a citation names, never whether it is still good law.',
+      'Resolution only says which case a citation names, never whether it is still good law. With `fallback: "courtlistener"`, citations the replica ' +
+      'lacks are looked up with CourtListener (per-request cap, daily budget of the shared token; never for test keys) and written back.',
     responses: { 200: { description: 'one result per citation, in the order found', schema: CitationLookupResponseSchema } },
+    responseHeaders: { 'x-asof-fallback-remaining': "with a fallback: the provider's requests left today on the shared token" },
     errors: ['missing_fields', 'bad_json', 'bad_fallback', 'too_many', 'too_large', 'caselaw_unavailable'],
     handle: handleCitationLookup,
   }),

@@ -86,6 +86,13 @@ export interface OpsStore {
   acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
 
+  /**
+   * Takes up to `n` of a named budget of `limit` (e.g. the case-law provider's requests of one UTC day): exact under
+   * concurrency, never over `limit`. Returns how many were granted and how many are used after the grant.
+   */
+  takeQuota(name: string, n: number, limit: number): Promise<{ granted: number; used: number }>;
+  quotaUsed(name: string): Promise<number>;
+
   /** Named facts the runtime records once (e.g. when the sample corpus finished loading); null when never set. */
   getMarker(name: string): Promise<string | null>;
   putMarker(name: string, value: string): Promise<void>;

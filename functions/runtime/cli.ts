@@ -1,3 +1,5 @@
+import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
+import { NO_FALLBACK, type FallbackConfig } from './services.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { issueKey } from '#accounts/issue-key.ts';
@@ -88,7 +90,7 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
   if (running) throw new Error(`a server (pid ${running.pid}) is already serving ${dataDir} at ${running.apiUrl}`);
   const cache = !(flags['no-cache'] || process.env.ASOF_CACHE === 'off');
   const meter = !flags['no-meter'];
-  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out, cache, meter });
+  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out, cache, meter, fallback: fallbackFromEnv(process.env) });
   if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
   await new Promise<void>((done) => {
     const stop = () => {
@@ -269,4 +271,26 @@ async function openapi(flags: CliFlags, io: CliIo): Promise<number> {
   await writeFile(join(dir, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
   io.out(`wrote ${join(dir, 'openapi.yaml')} and openapi.json`);
   return 0;
+}
+
+/**
+ * The case-law fallback from the environment: COURTLISTENER_TOKEN (none: no fallback), COURTLISTENER_BASE_URL
+ * (default https://www.courtlistener.com), ASOF_FALLBACK_DAILY_REQUESTS (default 5000), ASOF_FALLBACK_PER_REQUEST
+ * (default 60, CourtListener's citations per minute on one token), ASOF_FALLBACK_TIMEOUT_MS (default 4000).
+ */
+export function fallbackFromEnv(env: NodeJS.ProcessEnv): FallbackConfig {
+  const token = env.COURTLISTENER_TOKEN?.trim();
+  if (!token) return NO_FALLBACK;
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number above 0 (got '${raw}')`);
+    return n;
+  };
+  return {
+    provider: new CourtListenerCitationProvider({ baseUrl: env.COURTLISTENER_BASE_URL || 'https://www.courtlistener.com', token, timeoutMs: positive('ASOF_FALLBACK_TIMEOUT_MS', 4_000) }),
+    dailyRequests: positive('ASOF_FALLBACK_DAILY_REQUESTS', 5_000),
+    perRequestCap: positive('ASOF_FALLBACK_PER_REQUEST', 60),
+  };
 }

@@ -1,3 +1,4 @@
+import { loadBulkFiles } from '#ingest/courtlistener-bulk.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -25,7 +26,7 @@ import { reindex } from '#ops/reindex.ts';
 import { listenAdminSocket, type AdminJob } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { openEmbeddedStores, openEmbeddedAccountStore, type EmbeddedStores } from './embedded-stores.ts';
-import type { Services } from './services.ts';
+import { NO_FALLBACK, type FallbackConfig, type Services } from './services.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
@@ -60,7 +61,13 @@ export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob>
     return reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes }));
   },
   'ingest-courtlistener': (stores) => async (body, log) => {
-    const report = await loadCourtListenerFiles(stores.caselaw, (body as { paths: string[] }).paths);
+    const paths = (body as { paths: string[] }).paths;
+    const bulk = paths.filter((p) => /\.csv(\.gz|\.bz2)?$/i.test(p));
+    if (bulk.length) {
+      const reports = await loadBulkFiles(stores.caselaw, bulk, log);
+      if (bulk.length === paths.length) return reports;
+    }
+    const report = await loadCourtListenerFiles(stores.caselaw, paths.filter((p) => !bulk.includes(p)));
     log(`courtlistener: ${report.files} files: ${report.courts} courts, ${report.clusters} clusters, ${report.citations} citations, ${report.opinions} opinions, ${report.opinionsCited} citing edges; data as of ${report.dataAsOf ?? 'unchanged'}`);
     for (const s of report.skipped) log(`  not read as a citation: ${s}`);
     return report;
@@ -156,6 +163,8 @@ export interface LocalServer {
 export interface ServeOptions {
   /** null = everything in memory (tests). */
   dataDir: string | null;
+  /** The case-law fallback provider and its budget (default: none configured). */
+  fallback?: FallbackConfig;
   port: number;
   host?: string;
   log?: (line: string) => void;
@@ -213,6 +222,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     versions: stores.versions,
     search: stores.search,
     caselaw: stores.caselaw,
+    fallback: opts.fallback ?? NO_FALLBACK,
     ops: stores.ops,
     accounts: stores.accounts,
     coverage,

@@ -3,6 +3,7 @@ import type { Meter } from '#accounts/meter.ts';
 import type { EdgeLimiter } from '#accounts/edge-limit.ts';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { UsageLog } from '#accounts/usage-log.ts';
+import type { CitationProvider } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { CoverageService } from '#ops/coverage.ts';
@@ -17,6 +18,8 @@ export interface Services {
   versions: VersionStore | null;
   search: SearchIndex | null;
   caselaw: CaseLawStore | null;
+  /** The paid case-law fallback: the provider on the shared token (null when none is configured) and its budget. */
+  fallback: FallbackConfig;
   ops: OpsStore | null;
   accounts: AccountStore | null;
   coverage: CoverageService | null;
@@ -28,3 +31,14 @@ export interface Services {
   edge: EdgeLimiter | null;
   logger: Logger;
 }
+
+export interface FallbackConfig {
+  provider: CitationProvider | null;
+  /** Requests a UTC day on the shared token. */
+  dailyRequests: number;
+  /** Citations looked up per request at most. */
+  perRequestCap: number;
+}
+
+/** No provider: a requested fallback answers `unavailable`. */
+export const NO_FALLBACK: FallbackConfig = { provider: null, dailyRequests: 0, perRequestCap: 0 };

@@ -203,6 +203,22 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
       });
     });
 
+    describe('quotas', () => {
+      it('grant up to what is left, never more than the limit, and count what they granted', async () => {
+        expect(await store.quotaUsed('fallback-2026-11-23')).toBe(0);
+        expect(await store.takeQuota('fallback-2026-11-23', 3, 5)).toEqual({ granted: 3, used: 3 });
+        expect(await store.takeQuota('fallback-2026-11-23', 3, 5)).toEqual({ granted: 2, used: 5 });
+        expect(await store.takeQuota('fallback-2026-11-23', 1, 5)).toEqual({ granted: 0, used: 5 });
+        expect(await store.quotaUsed('fallback-2026-11-24')).toBe(0);
+      });
+
+      it('grant exactly the limit to concurrent takers', async () => {
+        const grants = await Promise.all(Array.from({ length: 6 }, () => store.takeQuota('burst', 1, 4)));
+        expect(grants.reduce((n, g) => n + g.granted, 0)).toBe(4);
+        expect(await store.quotaUsed('burst')).toBe(4);
+      });
+    });
+
     it('ping resolves on a reachable store', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

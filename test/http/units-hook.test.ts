@@ -4,6 +4,7 @@
  * exactly that many units. Black-box over a real socket, on a route table of this file's own (the citations
  * endpoint arrives with the case-law issue), with the real meter on embedded DynamoDB.
  */
+import { NO_FALLBACK } from '#runtime/services.ts';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -49,6 +50,7 @@ beforeAll(async () => {
     versions: stores.versions,
     search: stores.search,
     caselaw: stores.caselaw,
+    fallback: NO_FALLBACK,
     ops: stores.ops,
     accounts: stores.accounts,
     coverage: null,

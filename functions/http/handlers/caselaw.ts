@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { opsQuota, runFallback } from '#caselaw/fallback.ts';
 import type { CaseLawStore, CitedByCursor, ClusterRecord } from '#caselaw/ports.ts';
 import { MAX_CITATIONS, parseRequest, resolveCitations, type ParsedCitation } from '#caselaw/resolve.ts';
 import { AppError } from '#shared/errors.ts';
@@ -64,8 +65,23 @@ export function presentCluster(c: ClusterRecord) {
 export async function handleCitationLookup(input: LookupInput, { services, principal }: RouteContext): Promise<RouteResult> {
   const store = needCaseLaw(services.caselaw);
   const parsed = citationsOf(input);
-  const [resolved, dataAsOf] = await Promise.all([resolveCitations(store, parsed), store.dataAsOf()]);
-  const body: Record<string, unknown> = {
+  const [found, dataAsOf] = await Promise.all([resolveCitations(store, parsed), store.dataAsOf()]);
+  let resolved = found;
+  const headers: Record<string, string> = {};
+  let fallback: unknown;
+  if (input.fallback === 'courtlistener') {
+    const { provider, dailyRequests, perRequestCap } = services.fallback;
+    const quota = services.ops ? opsQuota(services.ops) : { take: async () => ({ granted: false, remaining: 0 }), remaining: async () => 0 };
+    const outcome = await runFallback(
+      { provider, quota, backfill: (batch) => store.write(batch), now: services.now, dailyRequests, perRequestCap },
+      found,
+      { test: principal?.test ?? false },
+    );
+    resolved = outcome.results;
+    fallback = outcome.summary;
+    headers['x-asof-fallback-remaining'] = String(outcome.remaining);
+  }
+  const body = {
     results: resolved.map((r) => ({
       citation: r.parsed.citation,
       normalized_citations: r.parsed.normalized,
@@ -75,18 +91,10 @@ export async function handleCitationLookup(input: LookupInput, { services, princ
       error_message: r.errorMessage,
       clusters: r.clusters.map(presentCluster),
     })),
-    provenance: { source: CASELAW_SOURCE, dataAsOf, resolution: RESOLUTION },
+    provenance: { source: CASELAW_SOURCE, dataAsOf, resolution: fallback ? `${RESOLUTION} Citations the replica lacked were looked up with CourtListener's citation-lookup API.` : RESOLUTION },
+    ...(fallback !== undefined && { fallback }),
+    disclaimer: CASELAW_DISCLAIMER,
   };
-  const headers: Record<string, string> = {};
-  if (input.fallback === 'courtlistener') {
-    // No provider is configured on this deployment: nothing was attempted, and the answer says so. Test keys never
-    // reach the paid provider.
-    const unresolved = resolved.filter((r) => r.status === 404).length;
-    const status = !unresolved ? 'none' : principal?.test ? 'skipped' : 'unavailable';
-    body.fallback = { attempted: 0, resolved: 0, capped: unresolved, backfilled: 0, status };
-    headers['x-asof-fallback-remaining'] = '0';
-  }
-  body.disclaimer = CASELAW_DISCLAIMER;
   return { body, headers };
 }
 

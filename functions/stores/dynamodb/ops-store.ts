@@ -18,6 +18,10 @@ const HEALTH = { pk: 'health', sk: 'current' };
 const auditPk = (jurisdiction: string): string => `audit#${jurisdiction}`;
 const leaseKey = (name: string) => ({ pk: 'lease', sk: name });
 const markerKey = (name: string) => ({ pk: 'marker', sk: name });
+const quotaKey = (name: string) => ({ pk: 'quota', sk: name });
+const QUOTA_ATTEMPTS = 8;
+/** Quota items expire a week after they are last written (DynamoDB TTL; a day's budget is not needed after it). */
+const QUOTA_TTL_SECONDS = 7 * 86_400;
 
 const AUDIT_RETENTION_DAYS = 400;
 const LEASE_RETENTION_DAYS = 1;
@@ -213,6 +217,42 @@ export class DynamoOpsStore implements OpsStore {
 
   async ping(): Promise<void> {
     await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })));
+  }
+
+  async quotaUsed(name: string): Promise<number> {
+    const item = await this.get(quotaKey(name));
+    return typeof item?.used === 'number' ? item.used : 0;
+  }
+
+  async takeQuota(name: string, n: number, limit: number): Promise<{ granted: number; used: number }> {
+    // Read, then a write conditional on what was read: a concurrent taker makes the condition fail, and we read again.
+    for (let attempt = 0; attempt < QUOTA_ATTEMPTS; attempt++) {
+      const used = await this.quotaUsed(name);
+      const granted = Math.max(0, Math.min(n, limit - used));
+      if (granted === 0) return { granted, used };
+      try {
+        await this.call(() =>
+          this.doc.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: quotaKey(name),
+              UpdateExpression: 'SET #used = :next, #expiresAt = :expires',
+              ConditionExpression: used === 0 ? 'attribute_not_exists(#used) OR #used = :zero' : '#used = :used',
+              ExpressionAttributeNames: { '#used': 'used', '#expiresAt': 'expiresAt' },
+              ExpressionAttributeValues: {
+                ':next': used + granted,
+                ':expires': Math.floor(Date.now() / 1000) + QUOTA_TTL_SECONDS,
+                ...(used === 0 ? { ':zero': 0 } : { ':used': used }),
+              },
+            }),
+          ),
+        );
+        return { granted, used: used + granted };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
+    throw new Error(`quota ${name}: the counter kept changing under ${QUOTA_ATTEMPTS} attempts`);
   }
 
   async getMarker(name: string): Promise<string | null> {

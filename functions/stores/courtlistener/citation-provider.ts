@@ -1,0 +1,115 @@
+/**
+ * CourtListener's citation-lookup API (POST /api/rest/v4/citation-lookup/, `Authorization: Token …`, form field
+ * `text`) as the fallback CitationProvider. Its documented answers: 200 with one result per citation found (status
+ * 200/300/404/400/429 each, clusters inline); 429 with `wait_until` (ISO 8601) once the token passes its citations
+ * per minute, or with Retry-After from the general API throttle. Anything else, a timeout, or a body that is not
+ * that shape is "unavailable": the caller's request goes on without it.
+ */
+import { z } from 'zod';
+import type { CitationProvider, ProviderAnswer, ProviderMatch } from '#caselaw/fallback.ts';
+import type { ClusterRecord } from '#caselaw/ports.ts';
+
+export interface CourtListenerProviderOptions {
+  /** `https://www.courtlistener.com` in production. */
+  baseUrl: string;
+  token: string;
+  timeoutMs?: number;
+}
+
+const ProviderCluster = z.looseObject({
+  id: z.number().int(),
+  absolute_url: z.string().optional(),
+  case_name: z.string().nullish(),
+  case_name_full: z.string().nullish(),
+  case_name_short: z.string().nullish(),
+  date_filed: z.string().nullish(),
+  docket_id: z.number().int().nullish(),
+  court_id: z.string().nullish(),
+  court: z.string().nullish(),
+  precedential_status: z.string().nullish(),
+  citation_count: z.number().int().nullish(),
+  judges: z.string().nullish(),
+  slug: z.string().nullish(),
+  citations: z.array(z.looseObject({ volume: z.union([z.string(), z.number()]), reporter: z.string(), page: z.union([z.string(), z.number()]), type: z.number().int().nullish() })).nullish(),
+});
+
+const ProviderResults = z.array(
+  z.looseObject({
+    citation: z.string(),
+    normalized_citations: z.array(z.string()),
+    status: z.number().int(),
+    clusters: z.array(ProviderCluster),
+  }),
+);
+
+const courtIdOf = (c: z.infer<typeof ProviderCluster>): string | null => {
+  const raw = c.court_id ?? c.court ?? null;
+  if (!raw) return null;
+  return /\/courts\/([\w-]+)\/?$/.exec(raw)?.[1] ?? (/^[\w-]+$/.test(raw) ? raw : null);
+};
+
+export function clusterFromProvider(c: z.infer<typeof ProviderCluster>): ClusterRecord {
+  const slug = c.slug ?? /\/opinion\/\d+\/([^/]+)\/?$/.exec(c.absolute_url ?? '')?.[1] ?? '';
+  return {
+    id: c.id,
+    docketId: c.docket_id ?? null,
+    courtId: courtIdOf(c),
+    caseName: c.case_name ?? '',
+    caseNameFull: c.case_name_full ?? '',
+    caseNameShort: c.case_name_short ?? '',
+    dateFiled: c.date_filed && /^\d{4}-\d{2}-\d{2}/.test(c.date_filed) ? c.date_filed.slice(0, 10) : null,
+    slug,
+    precedentialStatus: c.precedential_status ?? '',
+    citationCount: c.citation_count ?? 0,
+    judges: c.judges ?? '',
+    courtCitationString: '',
+    citations: (c.citations ?? []).map((x) => ({ volume: String(x.volume), reporter: x.reporter, page: String(x.page), type: x.type ?? 0 })),
+  };
+}
+
+function retryAtOf(res: Response, body: unknown): Date | null {
+  const waitUntil = (body as { wait_until?: unknown } | null)?.wait_until;
+  if (typeof waitUntil === 'string' && !Number.isNaN(Date.parse(waitUntil))) return new Date(waitUntil);
+  const after = Number(res.headers.get('retry-after'));
+  return Number.isFinite(after) && after > 0 ? new Date(Date.now() + after * 1000) : null;
+}
+
+export class CourtListenerCitationProvider implements CitationProvider {
+  private readonly url: string;
+
+  constructor(private readonly options: CourtListenerProviderOptions) {
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/api/rest/v4/citation-lookup/`;
+  }
+
+  async lookup(citations: ReadonlyArray<{ volume: string; reporter: string; page: string }>): Promise<ProviderAnswer> {
+    const text = citations.map((c) => `${c.volume} ${c.reporter} ${c.page}`).join('; ');
+    let res: Response;
+    let body: unknown;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { authorization: `Token ${this.options.token}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ text }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 4_000),
+      });
+      const raw = await res.text();
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+    } catch (err) {
+      return { kind: 'unavailable', reason: (err as Error).name === 'TimeoutError' ? 'timeout' : `network: ${(err as Error).message}` };
+    }
+    if (res.status === 429) return { kind: 'rate_limited', retryAt: retryAtOf(res, body) };
+    if (!res.ok) return { kind: 'unavailable', reason: `HTTP ${res.status}` };
+    const parsed = ProviderResults.safeParse(body);
+    if (!parsed.success) return { kind: 'unavailable', reason: 'an answer that is not a list of citation results' };
+    const matches: ProviderMatch[] = parsed.data.map((r) => ({
+      normalized: r.normalized_citations,
+      status: ([200, 300, 404, 400, 429].includes(r.status) ? r.status : 404) as ProviderMatch['status'],
+      clusters: r.clusters.map(clusterFromProvider),
+    }));
+    return { kind: 'ok', matches };
+  }
+}
