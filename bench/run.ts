@@ -10,6 +10,7 @@ import { probePaths, runLoad, runSequentialDuring, startBareServer, timeSequenti
 import { machine } from './machine.ts';
 import { profileIngest, profileLoad, type CpuBreakdown } from './profile.ts';
 import { createKeys, procStatus, REPO, rotatingAuth, startServer, type RunningServer } from './proc.ts';
+import { bulkLoadFigures } from './bulk-load.ts';
 import { citationFigures } from './citations.ts';
 import { pureFigures } from './pure.ts';
 import { renderReport, type BareResults, type BenchResults, type MeterResults, type PoolStats, type SizeHttp } from './report.ts';
@@ -73,8 +74,8 @@ function poolStats(probe: { status: number; bytes: number; hits?: number }[]): P
 }
 
 /** The meter's cost: the same lookup loads on a server with the meter and on one started with `--no-meter`. */
-async function measureMeter(dataDir: string, lookupPaths: string[], headers: Record<string, string>, metered: { lookup: LoadResult; lookupC1: LoadResult }): Promise<MeterResults> {
-  log('sample corpus: the lookup loads on `asof serve --no-meter` (keys checked, nothing counted)');
+async function measureMeter(dataDir: string, lookupPaths: string[], searchPaths: string[], headers: Record<string, string>, metered: { lookup: LoadResult; lookupC1: LoadResult }): Promise<MeterResults> {
+  log('sample corpus: the lookup and search loads on `asof serve --no-meter` (keys checked, nothing counted)');
   const server = await startServer(dataDir, { meter: false });
   running.push(server);
   try {
@@ -83,8 +84,10 @@ async function measureMeter(dataDir: string, lookupPaths: string[], headers: Rec
     const base = { origin, paths: lookupPaths, headers, serverPid: server.pid };
     const lookup = await runLoad({ ...base, name: 'asof lookup (sample, --no-meter)', connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS });
     const lookupC1 = await runLoad({ ...base, name: 'asof lookup, 1 connection (sample, --no-meter)', connections: 1, durationS: settings.c1DurationS, warmupS: 1 });
-    for (const r of [lookup, lookupC1]) log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms`);
-    return { metered, unmetered: { lookup, lookupC1 } };
+    await probePaths(origin, searchPaths, headers);
+    const search = await runLoad({ ...base, paths: searchPaths, name: 'asof search (sample, --no-meter)', connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS });
+    for (const r of [lookup, lookupC1, search]) log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms`);
+    return { metered, unmetered: { lookup, lookupC1, search } };
   } finally {
     await server.stop();
     running.length = 0;
@@ -185,6 +188,7 @@ const results: BenchResults = {
   sample: null,
   meter: null,
   citations: null,
+  bulkLoad: [],
   scale: null,
   profiles: [],
   ingestProfile: null,
@@ -215,6 +219,8 @@ try {
   // ---- case-law citation extraction (in process) -------------------------------------------------------------
   log('citation extraction');
   results.citations = await citationFigures({ quick, log });
+  log('CourtListener bulk-data load (streamed into the replica on PGlite)');
+  results.bulkLoad = await bulkLoadFigures(quick ? [20_000, 100_000] : [1_000_000, 4_000_000], log);
 
   // ---- the bundled sample ----------------------------------------------------------------------------------
   const sampleDir = await temp('sample');
@@ -228,7 +234,7 @@ try {
   const sampleHttp = await measureServer('sample', server, headers, sampleLookups, sampleSearchPaths(), true);
   await server.stop();
   running.length = 0;
-  results.meter = await measureMeter(sampleDir, sampleLookups, headers, { lookup: sampleHttp.http.lookup, lookupC1: sampleHttp.http.lookupC1 });
+  results.meter = await measureMeter(sampleDir, sampleLookups, sampleSearchPaths(), headers, { lookup: sampleHttp.http.lookup, lookupC1: sampleHttp.http.lookupC1 });
   log('sample corpus: the same loads on `asof serve --no-cache` (every request reads the stores)');
   const uncachedServer = await startServer(sampleDir, { cache: false });
   running.push(uncachedServer);
