@@ -1,7 +1,8 @@
 /**
  * The streaming load of CourtListener bulk-data CSV: a generated citation-map file (CourtListener's largest table
  * by rows) in its export format, loaded into the replica on PGlite in a worker thread, in a child process of its own
- * so that its peak RSS is the loader's. Reports rows/s and peak RSS at two sizes: memory must not grow with rows.
+ * on disk as `asof serve` keeps it, so that its peak RSS is the load's. Reports rows/s, peak RSS and the loading
+ * thread's peak heap at two sizes: memory must not grow with rows.
  */
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -19,6 +20,8 @@ export interface BulkLoadFigure {
   seconds: number;
   rowsPerSec: number;
   peakRssBytes: number;
+  /** Peak JS heap of the loading thread: what the loader itself holds (PGlite's memory is in its own thread and WASM). */
+  peakHeapBytes: number;
 }
 
 async function writeCitationMap(path: string, rows: number): Promise<number> {
@@ -46,9 +49,12 @@ export async function bulkLoadFigures(sizes: number[], log: (line: string) => vo
       const file = join(dir, `citation-map-2026-01-01-${rows}.csv`);
       const bytes = await writeCitationMap(file, rows);
       const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'bulk-load-child.ts')], { cwd: REPO, maxBuffer: 1 << 20, env: { ...process.env, BULK_FILE: file } });
-      const r = JSON.parse(stdout) as { rows: number; seconds: number; peakRssBytes: number };
-      const figure = { rows: r.rows, bytes, seconds: r.seconds, rowsPerSec: r.rows / r.seconds, peakRssBytes: r.peakRssBytes };
-      log(`  ${rows.toLocaleString('en-US')} citation-map rows (${(bytes / 2 ** 20).toFixed(0)} MiB): ${figure.rowsPerSec.toFixed(0)} rows/s, ${figure.seconds.toFixed(1)} s, peak RSS ${(figure.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
+      const r = JSON.parse(stdout) as { rows: number; seconds: number; peakRssBytes: number; peakHeapBytes: number };
+      const figure = { rows: r.rows, bytes, seconds: r.seconds, rowsPerSec: r.rows / r.seconds, peakRssBytes: r.peakRssBytes, peakHeapBytes: r.peakHeapBytes };
+      log(
+        `  ${rows.toLocaleString('en-US')} citation-map rows (${(bytes / 2 ** 20).toFixed(0)} MiB): ${figure.rowsPerSec.toFixed(0)} rows/s, ${figure.seconds.toFixed(1)} s, ` +
+          `peak RSS ${(figure.peakRssBytes / 2 ** 20).toFixed(0)} MiB, peak loader heap ${(figure.peakHeapBytes / 2 ** 20).toFixed(0)} MiB`,
+      );
       figures.push(figure);
       await rm(file);
     }

@@ -66,6 +66,8 @@ export interface BenchResults {
   meter: MeterResults | null;
   citations: CitationResults | null;
   bulkLoad: BulkLoadFigure[];
+  /** Set when the bulk-load figures were measured by a later `--only bulk` run than the rest. */
+  bulkLoadRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   profiles: CpuBreakdown[];
   ingestProfile: IngestBreakdown | null;
@@ -232,7 +234,7 @@ export function renderReport(r: BenchResults): string {
 
   // ---- citations -----------------------------------------------------------------------------------------------
   if (r.citations) push(...citationSection(r.citations));
-  if (r.bulkLoad?.length) push(...bulkLoadSection(r.bulkLoad));
+  if (r.bulkLoad?.length) push(...bulkLoadSection(r.bulkLoad, r.bulkLoadRun));
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {
@@ -498,19 +500,20 @@ function citationSection(c: CitationResults): string[] {
   ];
 }
 
-function bulkLoadSection(figures: BulkLoadFigure[]): string[] {
+function bulkLoadSection(figures: BulkLoadFigure[], separately?: BenchResults['bulkLoadRun']): string[] {
   const first = figures[0]!;
   const last = figures[figures.length - 1]!;
   return [
     '## 1c. CourtListener bulk-data load (case-law issue)',
     '',
+    ...(separately ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, ''] : []),
     '`asof ingest courtlistener` on a generated citation-map file in CourtListener\'s export format (PostgreSQL COPY CSV), streamed into the ' +
-      'replica on PGlite in a worker thread, in a child process of its own (its peak RSS is the loader\'s, PGlite included). ' +
-      'Memory must not grow with the number of rows.',
+      'replica on PGlite in a worker thread, on disk as `asof serve` keeps it, in a child process of its own (its peak RSS is the load\'s, ' +
+      'PGlite included; the loader heap is the loading thread\'s JS heap, the rows it holds at a time). Memory must not grow with the number of rows.',
     '',
-    '| rows | file MiB | seconds | rows/s | peak RSS |',
-    '|--:|--:|--:|--:|--:|',
-    ...figures.map((f) => `| ${int(f.rows)} | ${(f.bytes / 2 ** 20).toFixed(0)} | ${f.seconds.toFixed(1)} | ${int(f.rowsPerSec)} | ${mib(f.peakRssBytes)} |`),
+    '| rows | file MiB | seconds | rows/s | peak RSS | peak loader heap |',
+    '|--:|--:|--:|--:|--:|--:|',
+    ...figures.map((f) => `| ${int(f.rows)} | ${(f.bytes / 2 ** 20).toFixed(0)} | ${f.seconds.toFixed(1)} | ${int(f.rowsPerSec)} | ${mib(f.peakRssBytes)} | ${f.peakHeapBytes ? mib(f.peakHeapBytes) : '–'} |`),
     '',
     `Peak RSS at ${int(last.rows)} rows ÷ at ${int(first.rows)} rows: ${ratio(last.peakRssBytes / first.peakRssBytes)} for ${ratio(last.rows / first.rows)} the rows.`,
     '',
