@@ -41,11 +41,11 @@ export interface ResolvedCitation {
 
 const LOOSE = /^\s*(\d+)\s+(.+?),?\s+(\d+)\s*$/;
 
-function fromFound(c: FoundCitation, offset = 0): ParsedCitation {
+function fromFound(c: FoundCitation): ParsedCitation {
   return {
     citation: c.text,
-    start: c.start + offset,
-    end: c.end + offset,
+    start: c.start,
+    end: c.end,
     volume: c.volume ?? '',
     reporter: c.reporter ?? '',
     page: c.page ?? '',
@@ -83,7 +83,7 @@ function parseItem(item: CitationItem): ParsedCitation {
 
 /** The citations of a request, in order: the full case citations of `text`, or each item of `citations`. */
 export function parseRequest(request: ResolutionRequest): ParsedCitation[] {
-  if ('text' in request) return extractCitations(request.text).filter((c) => c.kind === 'full').map((c) => fromFound(c));
+  if ('text' in request) return extractCitations(request.text).filter((c) => c.kind === 'full').map(fromFound);
   return request.citations.map(parseItem);
 }
 

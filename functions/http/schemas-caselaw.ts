@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import 'zod-openapi';
+import { positiveIntParam } from './schemas.ts';
 import { MAX_CANDIDATES, MAX_CITATIONS, MAX_TEXT_CHARS } from '#caselaw/resolve.ts';
 
 /** The case-law resources (schemas.ts holds the law's). */
@@ -108,10 +109,6 @@ export const CaseInputSchema = z.object({ clusterId: clusterIdParam.meta({ descr
 
 export const CitedByInputSchema = z.object({
   clusterId: clusterIdParam.meta({ description: 'a positive integer', example: '111014' }),
-  limit: z
-    .union([z.int(), z.string().regex(/^\d+$/).transform(Number)])
-    .pipe(z.int().min(1))
-    .optional()
-    .meta({ description: 'results wanted: default 20, at most 100 (larger values are clamped)' }),
+  limit: positiveIntParam.optional().meta({ description: 'results wanted: default 20, at most 100 (larger values are clamped)' }),
   cursor: z.string().max(200).optional().meta({ description: 'the `next` of the previous page' }),
 });

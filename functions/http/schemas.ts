@@ -195,6 +195,9 @@ export const asOfParam = z
   .optional()
   .meta({ description: 'YYYY-MM-DD; the version in force on that date (default: today, UTC)', example: '2019-03-01' });
 
+/** A positive integer, given as a JSON number (POST) or as digits (query string). */
+export const positiveIntParam = z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.int().min(1));
+
 export const corpusParam = z.enum(CORPORA).optional().meta({ description: 'one of the six corpus values' });
 const jurisdictionParam = requiredText('short jurisdiction code', 'us').transform((s) => s.toLowerCase());
 
@@ -214,11 +217,7 @@ export const SearchInputSchema = z.object({
     .meta({ description: 'a single jurisdiction, a comma list, or `all` (default)', example: 'dc' }),
   corpus: corpusParam,
   asOf: asOfParam.meta({ description: 'YYYY-MM-DD; only versions in force on that date are searched (default: today, UTC)' }),
-  limit: z
-    .union([z.int(), z.string().regex(/^\d+$/).transform(Number)])
-    .pipe(z.int().min(1))
-    .optional()
-    .meta({ description: 'results wanted: default 10, at most 50 (larger values are clamped)' }),
+  limit: positiveIntParam.optional().meta({ description: 'results wanted: default 10, at most 50 (larger values are clamped)' }),
 });
 
 export const CoverageInputSchema = z.object({

@@ -8,11 +8,11 @@
  * Nothing is filled in that the record does not say: a cluster without a docket has no court.
  */
 import { extractCitations } from '#caselaw/citations/extract.ts';
+import { leadingDate as dateOnly } from '#shared/dates.ts';
 import type { CitationRow, ClusterRow, CourtRow, DocketRow, OpinionCitedRow, OpinionRow, ReplicaBatch } from '#caselaw/ports.ts';
 
 const idFromUri = (uri: unknown): string | null => (typeof uri === 'string' ? (/\/(\w[\w-]*)\/?$/.exec(uri)?.[1] ?? null) : null);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const dateOnly = (v: unknown): string | null => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
 
 interface CourtFixture {
   model: string;

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
 import type { CaseLawStore, ReplicaBatch } from '#caselaw/ports.ts';
+import { leadingDate as date } from '#shared/dates.ts';
 
 export type BulkTable = 'courts' | 'dockets' | 'clusters' | 'opinions' | 'citations' | 'opinionsCited';
 
@@ -53,7 +54,6 @@ export function dateOfFile(path: string): string | null {
 type Row = Record<string, string>;
 const text = (v: string | undefined) => v ?? '';
 const int = (v: string | undefined): number | null => (v === undefined || v === '' ? null : Number.parseInt(v, 10));
-const date = (v: string | undefined): string | null => (v && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
 const bool = (v: string | undefined) => v === 't' || v === 'true' || v === 'True';
 
 function required(row: Row, column: string, line: number): number {

@@ -5,6 +5,7 @@ import { MAX_CITATIONS, parseRequest, resolveCitations, type ParsedCitation } fr
 import { AppError } from '#shared/errors.ts';
 import type { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
+import { need } from './need.ts';
 
 type LookupInput = z.output<typeof CitationLookupInputSchema>;
 type CaseInput = z.output<typeof CaseInputSchema>;
@@ -20,10 +21,7 @@ const COURTLISTENER = 'https://www.courtlistener.com';
 const DEFAULT_CITED_BY = 20;
 const MAX_CITED_BY = 100;
 
-function needCaseLaw(store: CaseLawStore | null): CaseLawStore {
-  if (store === null) throw new AppError('caselaw_unavailable', 'The case-law replica is not configured on this deployment.');
-  return store;
-}
+const needCaseLaw = (store: CaseLawStore | null): CaseLawStore => need(store, 'The case-law replica', 'caselaw_unavailable');
 
 const parsedInputs = new WeakMap<object, ParsedCitation[]>();
 

@@ -1,8 +1,8 @@
-import { AppError } from '#shared/errors.ts';
+import { AppError, type ErrorCode } from '#shared/errors.ts';
 
 /** The store a handler needs, or the 503 the spec gives when it is not configured. */
-export function need<T>(store: T | null, what = 'The law corpus store'): T {
-  if (store === null) throw new AppError('statutes_unavailable', `${what} is not configured on this deployment.`);
+export function need<T>(store: T | null, what = 'The law corpus store', code: ErrorCode = 'statutes_unavailable'): T {
+  if (store === null) throw new AppError(code, `${what} is not configured on this deployment.`);
   return store;
 }
 

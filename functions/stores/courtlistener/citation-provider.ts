@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { CitationProvider, ProviderAnswer, ProviderMatch } from '#caselaw/fallback.ts';
 import type { ClusterRecord } from '#caselaw/ports.ts';
+import { leadingDate } from '#shared/dates.ts';
 
 export interface CourtListenerProviderOptions {
   /** `https://www.courtlistener.com` in production. */
@@ -57,7 +58,7 @@ export function clusterFromProvider(c: z.infer<typeof ProviderCluster>): Cluster
     caseName: c.case_name ?? '',
     caseNameFull: c.case_name_full ?? '',
     caseNameShort: c.case_name_short ?? '',
-    dateFiled: c.date_filed && /^\d{4}-\d{2}-\d{2}/.test(c.date_filed) ? c.date_filed.slice(0, 10) : null,
+    dateFiled: leadingDate(c.date_filed),
     slug,
     precedentialStatus: c.precedential_status ?? '',
     citationCount: c.citation_count ?? 0,
