@@ -27,6 +27,9 @@ const USAGE = `usage: asof <command> [options]
   audit [--json]             run the quality audit now
   probe                      run the corpus health probe now
   reindex                    rebuild the search index from the stored versions
+  formats check [PATH...] [--json]
+                             validate the filing-format records (bundled, plus record files being authored)
+                             against the corpus; print each one's status and staleness (exit 1: refused or stale)
   openapi [--write]          print (or write to openapi/) the OpenAPI document
 `;
 

@@ -1,6 +1,7 @@
 import { citationsOf, handleCase, handleCitationLookup, handleCitedBy } from './handlers/caselaw.ts';
 import { handleLookup, handleSearch, handleText } from './handlers/law.ts';
 import { handleCorpusHealth, handleCoverage, handleLiveness, handleQuality } from './handlers/ops.ts';
+import { handleFormat } from './handlers/formats.ts';
 import { handleOpenApi } from './handlers/spec.ts';
 import { defineRoute, type Route } from './route.ts';
 import {
@@ -16,6 +17,7 @@ import {
   SearchResponseSchema,
   TextResponseSchema,
 } from './schemas.ts';
+import { FormatInputSchema, FormatResponseSchema } from './schemas-formats.ts';
 import { CaseInputSchema, CaseResponseSchema, CitationLookupInputSchema, CitationLookupResponseSchema, CitedByInputSchema, CitedByResponseSchema } from './schemas-caselaw.ts';
 
 const lookupScope = { kind: 'bearer', scope: 'lookup' } as const;
@@ -68,6 +70,23 @@ export const ROUTES: readonly Route[] = [
     responses: { 200: { description: 'ranked hits', schema: SearchResponseSchema } },
     errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'bad_limit', 'not_carried', 'statutes_unavailable'],
     handle: handleSearch,
+  }),
+  defineRoute({
+    id: 'law-format',
+    methods: ['GET', 'POST'],
+    path: '/law/format',
+    auth: lookupScope,
+    units: 1,
+    input: FormatInputSchema,
+    fieldCodes: { level: 'bad_level' },
+    tag: 'formats',
+    summary: 'Court filing formats, each value tied to the rule text it was read from',
+    description:
+      'Records for a jurisdiction, highest court first; filter by `level` or by `court` (CourtListener court id). A record is a reading of the rules, ' +
+      'not the rules: `stale` says when a cited rule in force today no longer matches the version the record was read from.',
+    responses: { 200: { description: 'filing-format records', schema: FormatResponseSchema } },
+    errors: ['missing_fields', 'bad_level', 'not_carried', 'statutes_unavailable'],
+    handle: handleFormat,
   }),
   defineRoute({
     id: 'caselaw-citations',

@@ -199,7 +199,7 @@ export const asOfParam = z
 export const positiveIntParam = z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.int().min(1));
 
 export const corpusParam = z.enum(CORPORA).optional().meta({ description: 'one of the six corpus values' });
-const jurisdictionParam = requiredText('short jurisdiction code', 'us').transform((s) => s.toLowerCase());
+export const jurisdictionParam = requiredText('short jurisdiction code', 'us').transform((s) => s.toLowerCase());
 
 export const LookupInputSchema = z.object({
   jurisdiction: jurisdictionParam,

@@ -11,6 +11,7 @@ import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
 import { ruleSetOf, type IngestRequest, type RuleSetId } from '#ingest/jobs.ts';
+import type { RecordCheck } from '#formats/registry.ts';
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
 import { ADMIN_JOBS, openAccountStore, openLocalStores, serveLocal, type AdminJobName } from './local-runtime.ts';
@@ -72,6 +73,9 @@ export async function runCli(args: string[], flags: CliFlags, io: CliIo): Promis
       case 'probe':
       case 'reindex':
         return await runJob(command, {}, dataDir, io, flags.json);
+      case 'formats':
+        if (sub !== 'check') throw new UsageError('formats takes one subcommand: check [RECORD FILES OR FOLDERS…]');
+        return await runJob('formats-check', { paths: rest.map((p) => abs(flags.cwd, p)) }, dataDir, io, flags.json, formatsExitCode);
       case 'openapi':
         return await openapi(flags, io);
       default:
@@ -130,7 +134,14 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
 }
 
 /** Through the running server's admin socket when there is one; otherwise on the stores directly. */
-async function runJob(job: AdminJobName, body: unknown, dataDir: string, io: CliIo, json?: boolean): Promise<number> {
+async function runJob(
+  job: AdminJobName,
+  body: unknown,
+  dataDir: string,
+  io: CliIo,
+  json?: boolean,
+  exitCode: (result: unknown) => number = () => 0,
+): Promise<number> {
   const running = await findRunningServer(dataDir);
   let result: unknown;
   if (running) {
@@ -144,8 +155,11 @@ async function runJob(job: AdminJobName, body: unknown, dataDir: string, io: Cli
     }
   }
   if (json) io.out(JSON.stringify(result, null, 2));
-  return 0;
+  return exitCode(result);
 }
+
+/** 1 when a record is refused or stale: the operator (or the scheduled job) has a reading to redo. */
+const formatsExitCode = (result: unknown): number => ((result as RecordCheck[]).some((c) => !c.valid || c.stale) ? 1 : 0);
 
 async function withAccounts<T>(dataDir: string, fn: (store: AccountStore, meters: MeterStore) => Promise<T>): Promise<T> {
   const running = await findRunningServer(dataDir);

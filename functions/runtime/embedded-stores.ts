@@ -14,6 +14,9 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
 import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
+import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
+import { CachingFormatStore } from '#stores/cache/format-store.ts';
+import type { FormatStore } from '#formats/ports.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
@@ -42,6 +45,8 @@ export interface EmbeddedStores {
   /** The case-law replica, on the same embedded PostgreSQL as the search index (its own schema). */
   caselaw: CaseLawStore;
   ops: OpsStore;
+  /** The validated filing-format records (in the ops table). */
+  formats: FormatStore;
   accounts: AccountStore;
   /** Per-key counters and usage records (never cached: every charge is a conditional write). */
   meters: MeterStore;
@@ -81,12 +86,14 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   const versions = new DynamoVersionStore(doc, LOCAL_TABLES.versions);
   const search = new PostgresSearchIndex(sql);
   const accounts = new DynamoAccountStore(doc, LOCAL_TABLES.accounts);
+  const formats = new DynamoFormatStore(doc, LOCAL_TABLES.ops);
   const cache = options.cache ?? true;
   return {
     versions: cache ? new CachingVersionStore(versions, { stamps: tracker, table: LOCAL_TABLES.versions }) : versions,
     search: cache ? new CachingSearchIndex(search, { tracker, table: SEARCH_TABLE }) : search,
     caselaw: new PostgresCaseLawStore(caselawSql),
     ops: new DynamoOpsStore(doc, LOCAL_TABLES.ops),
+    formats: cache ? new CachingFormatStore(formats, { stamps: tracker, table: LOCAL_TABLES.ops }) : formats,
     accounts: cache ? new CachingAccountStore(accounts, { stamps: tracker, table: LOCAL_TABLES.accounts }) : accounts,
     meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),
     dynamoEndpoint: dynalite.endpoint,

@@ -13,6 +13,9 @@ import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import { UsageLog } from '#accounts/usage-log.ts';
 import { runIngest, type IngestRequest } from '#ingest/jobs.ts';
+import { checkFormatRecords, loadFormatRecords, type RecordCheck } from '#formats/registry.ts';
+import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import { readRecordFiles } from '#formats/record-files.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
@@ -51,7 +54,7 @@ export async function openAccountStore(
   return openEmbeddedAccountStore(dataDir, runningEndpoint);
 }
 
-export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex';
+export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check';
 
 /** Jobs another `asof` command can ask of the stores, directly or through the running server. */
 export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob> = {
@@ -86,10 +89,31 @@ export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob>
     return verdict;
   },
   reindex: (stores) => async (_body, log) => reindex(stores, log),
+  'formats-check': (stores) => async (body, log) => {
+    const extra = await readRecordFiles((body as { paths?: string[] }).paths ?? []);
+    const checks = await checkFormatRecords(stores, [...BUNDLED_RECORD_FILES, ...extra]);
+    for (const c of checks) log(describeCheck(c));
+    return checks;
+  },
 };
+
+function describeCheck(c: RecordCheck): string {
+  if (!c.valid) return `${c.file}: REFUSED\n${c.problems.map((p) => `  ${p.field || '(file)'}: ${p.message}`).join('\n')}`;
+  const state = c.stale ? `STALE: ${c.staleDetail}` : 'current';
+  return `${c.id} (${c.file}): valid, ${c.loaded ? 'loaded' : 'not loaded yet'}, ${state}`;
+}
+
+/** The bundled format records into the store (validated against the corpus as it is now); refusals are logged. */
+export async function syncFormats(stores: LocalStores, log: (line: string) => void): Promise<void> {
+  const report = await loadFormatRecords(stores, BUNDLED_RECORD_FILES);
+  const changed = report.loaded.filter((r) => !r.unchanged).length;
+  if (changed) log(`  format records: ${report.loaded.length} valid, ${changed} (re)loaded`);
+  for (const p of report.refused) log(`  format record refused: ${p.file} ${p.field || '(file)'}: ${p.message}`);
+}
 
 /** After an ingest: fresh coverage numbers and an audit, so the public endpoints describe the new state. */
 async function afterIngest(stores: LocalStores, log: (line: string) => void): Promise<void> {
+  await syncFormats(stores, log);
   await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();
   const runs = await runAudit(stores, 'ingest');
   const all = runs.find((r) => r.run.jurisdiction === 'all')!.run;
@@ -193,6 +217,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     await loadSampleIfNeeded(stores, log);
     await loadCaseLawSampleIfNeeded(stores, log);
   }
+  await syncFormats(stores, log);
 
   const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
   const background = new Set<Promise<unknown>>();
@@ -222,6 +247,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     versions: stores.versions,
     search: stores.search,
     caselaw: stores.caselaw,
+    formats: stores.formats,
     fallback: opts.fallback ?? NO_FALLBACK,
     ops: stores.ops,
     accounts: stores.accounts,

@@ -5,6 +5,7 @@ import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { UsageLog } from '#accounts/usage-log.ts';
 import type { CitationProvider } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
+import type { FormatStore } from '#formats/ports.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
@@ -18,6 +19,8 @@ export interface Services {
   versions: VersionStore | null;
   search: SearchIndex | null;
   caselaw: CaseLawStore | null;
+  /** The validated filing-format records. */
+  formats: FormatStore | null;
   /** The paid case-law fallback: the provider on the shared token (null when none is configured) and its budget. */
   fallback: FallbackConfig;
   ops: OpsStore | null;

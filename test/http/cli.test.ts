@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,25 @@ describe('asof keys and ingest against a running server', () => {
     const r = await asof(['ingest', 'uslm', USLM_2013, '--data-dir', fixture().dataDir, '--retrieved-at', '2026-11-22T07:25:00Z']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/usc Online@113-31 \(2013-07-26\): 39 sections, 0 changed/);
+  });
+
+  it('checks the format records through the running server: status and staleness of each, exit 1 on a refusal', async () => {
+    const { dataDir } = fixture();
+    const ok = await asof(['formats', 'check', '--data-dir', dataDir]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('ca9-2024-12-01 (ca9-2024-12-01.json): valid, loaded, current');
+    expect(ok.stdout).toContain('nd-2026-03-07 (nd-2026-03-07.json): valid, loaded, current');
+
+    const authoring = await mkdtemp(join(tmpdir(), 'asof-records-'));
+    try {
+      const wrong = { extends: '_frap-2024-12-01', id: 'ca9-draft', court: 'ca9', courtName: 'draft', limits: [{ document: 'principal brief', basis: 'pages', pages: 40, ruleKey: 'frap-32', quote: 'A principal brief may not exceed 40 pages' }] };
+      await writeFile(join(authoring, 'ca9-draft.json'), JSON.stringify(wrong));
+      const refused = await asof(['formats', 'check', authoring, '--data-dir', dataDir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toContain(`ca9-draft.json: REFUSED\n  limits[0].quote: quote not found in the pinned text of 'frap-32': "A principal brief may not exceed 40 pages"`);
+    } finally {
+      await rm(authoring, { recursive: true, force: true });
+    }
   });
 
   it('fails with a clear message and a non-zero exit on bad input', async () => {

@@ -50,6 +50,7 @@ beforeAll(async () => {
     versions: stores.versions,
     search: stores.search,
     caselaw: stores.caselaw,
+    formats: stores.formats,
     fallback: NO_FALLBACK,
     ops: stores.ops,
     accounts: stores.accounts,

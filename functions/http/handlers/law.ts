@@ -5,6 +5,7 @@ import { searchLaw } from '#law/search.ts';
 import type { LookupInputSchema, SearchInputSchema } from '../schemas.ts';
 import { presentText, presentVersion } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
+import { withFormatTopic } from './formats.ts';
 import { need, todayUtc } from './need.ts';
 
 type LookupInput = z.output<typeof LookupInputSchema>;
@@ -19,7 +20,8 @@ const findVersion = (input: LookupInput, { services }: RouteContext) =>
   });
 
 export async function handleLookup(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
-  return { body: { result: presentVersion(ctx.services.site, await findVersion(input, ctx)) } };
+  const found = await withFormatTopic(ctx.services.formats, await findVersion(input, ctx));
+  return { body: { result: presentVersion(ctx.services.site, found) } };
 }
 
 export async function handleText(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {

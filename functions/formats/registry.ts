@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import { collectionOfKey } from '#law/collections.ts';
+import { localDateOf } from '#shared/dates.ts';
+import { refId, type Corpus, type SectionRef } from '#law/model.ts';
+import type { VersionStore } from '#law/ports.ts';
+import { AppError } from '#shared/errors.ts';
+import { parseRecordFiles, type AuthoredFile, type RecordProblem } from './authored.ts';
+import { LEVELS, VALUE_FIELDS, type BasisEntry, type FormatRecordSource, type Level, type StoredFormatRecord } from './model.ts';
+import type { FormatStore } from './ports.ts';
+import { validateRecord } from './validate.ts';
+
+export interface FormatDeps {
+  versions: VersionStore;
+  formats: FormatStore;
+  now: () => Date;
+}
+
+export interface LoadReport {
+  loaded: { id: string; file: string; unchanged: boolean }[];
+  /** Records refused, with every problem found; a refused record is not served (an older copy is removed). */
+  refused: RecordProblem[];
+}
+
+const digestOf = (record: FormatRecordSource) => createHash('sha256').update(JSON.stringify(record)).digest('hex');
+
+export interface RecordCheck {
+  id: string | null;
+  file: string;
+  /** Passed validation; `problems` is empty then. */
+  valid: boolean;
+  problems: RecordProblem[];
+  /** Whether the store holds this record as it is in the file (null when invalid). */
+  loaded: boolean | null;
+  stale: boolean | null;
+  staleDetail: string | null;
+}
+
+/** Parses and validates the authored files against the corpus; each valid record ready to store. */
+async function validateFiles(deps: FormatDeps, files: readonly AuthoredFile[]) {
+  const { records, problems } = parseRecordFiles(files);
+  const valid: StoredFormatRecord[] = [];
+  for (const { file, record } of records) {
+    const checked = await validateRecord(deps.versions, file, record);
+    if (checked.ok) valid.push({ record, file, digest: digestOf(record), loadedAt: deps.now().toISOString(), pinned: checked.pinned });
+    else problems.push(...checked.problems);
+  }
+  return { valid, problems };
+}
+
+const sameAs = (a: StoredFormatRecord, b: StoredFormatRecord | undefined) =>
+  b !== undefined && a.digest === b.digest && JSON.stringify(a.pinned) === JSON.stringify(b.pinned);
+
+/** Validates the authored records against the corpus and stores those that pass; the store then holds exactly them. */
+export async function loadFormatRecords(deps: FormatDeps, files: readonly AuthoredFile[]): Promise<LoadReport> {
+  const { valid, problems } = await validateFiles(deps, files);
+  const existing = new Map((await deps.formats.listRecords()).map((s) => [s.record.id, s]));
+  const report: LoadReport = { loaded: [], refused: problems };
+  for (const stored of valid) {
+    const unchanged = sameAs(stored, existing.get(stored.record.id));
+    if (!unchanged) await deps.formats.putRecord(stored);
+    report.loaded.push({ id: stored.record.id, file: stored.file, unchanged });
+  }
+  const kept = new Set(valid.map((s) => s.record.id));
+  for (const id of existing.keys()) if (!kept.has(id)) await deps.formats.deleteRecord(id);
+  return report;
+}
+
+/** `asof formats check`: each file's validation status and, for a valid record, whether it is loaded and stale today. Writes nothing. */
+export async function checkFormatRecords(deps: FormatDeps, files: readonly AuthoredFile[]): Promise<RecordCheck[]> {
+  const { valid, problems } = await validateFiles(deps, files);
+  const existing = new Map((await deps.formats.listRecords()).map((s) => [s.record.id, s]));
+  const today = localDateOf(deps.now().toISOString());
+  const inForce = await inForceHashes(deps.versions, valid, today);
+  const checks: RecordCheck[] = valid.map((stored) => {
+    const shown = present(stored, inForce, today);
+    return { id: stored.record.id, file: stored.file, valid: true, problems: [], loaded: sameAs(stored, existing.get(stored.record.id)), stale: shown.stale, staleDetail: shown.staleDetail };
+  });
+  const refusedFiles = [...new Set(problems.map((p) => p.file))];
+  for (const file of refusedFiles) {
+    checks.push({ id: null, file, valid: false, problems: problems.filter((p) => p.file === file), loaded: null, stale: null, staleDetail: null });
+  }
+  return checks.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+export interface FormatFilter {
+  jurisdiction: string;
+  level?: Level;
+  court?: string;
+}
+
+export interface RuleEntry {
+  key: string;
+  corpus: Corpus;
+  citationKey: string;
+  display: string;
+  effectiveFrom: string;
+  sourceUrl: string;
+  note: string | null;
+  ref: SectionRef;
+  changedSincePinned: boolean;
+}
+
+/** A record as the format endpoint answers it, less the permalinks (the HTTP layer knows the site). */
+export type FormatResult = Omit<FormatRecordSource, 'rules' | 'basis'> & {
+  ruleKeys: string[];
+  rulePins: Record<string, string>;
+  basis: Record<string, string>;
+  stale: boolean;
+  staleDetail: string | null;
+  loadedAt: string;
+  rules: RuleEntry[];
+};
+
+const levelRank = (level: Level) => LEVELS.indexOf(level);
+const byCourtOrder = (a: StoredFormatRecord, b: StoredFormatRecord) =>
+  levelRank(a.record.level) - levelRank(b.record.level) || a.record.court.localeCompare(b.record.court, 'en', { numeric: true }) || a.record.effectiveFrom.localeCompare(b.record.effectiveFrom);
+
+const displayOf = (jurisdiction: string, corpus: Corpus, key: string) => collectionOfKey(jurisdiction, corpus, key)?.display(key) ?? key;
+
+function renderBasis(record: FormatRecordSource, entry: BasisEntry): string {
+  const corpusOf = new Map(record.rules.map((r) => [r.key, r.corpus]));
+  const quotes = entry.quotes.map((q) => `${displayOf(record.jurisdiction, corpusOf.get(q.ruleKey) ?? 'rules', q.ruleKey)}: “${q.quote}”`);
+  return [entry.reading, quotes.join(' … ')].filter(Boolean).join(' ');
+}
+
+/** In-force state of each cited rule, read once per distinct rule however many records cite it. */
+async function inForceHashes(store: VersionStore, records: readonly StoredFormatRecord[], today: string): Promise<Map<string, { hash: string; label: string; from: string } | null>> {
+  const refs = new Map<string, SectionRef>();
+  for (const { record } of records) for (const r of record.rules) {
+    const ref = { jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key };
+    refs.set(refId(ref), ref);
+  }
+  const out = new Map<string, { hash: string; label: string; from: string } | null>();
+  await Promise.all(
+    [...refs].map(async ([id, ref]) => {
+      const v = await store.findInForce(ref, today);
+      out.set(id, v && { hash: v.provenance.contentHash, label: v.provenance.versionLabel, from: localDateOf(v.validFrom) });
+    }),
+  );
+  return out;
+}
+
+function describeFilter(f: FormatFilter): string {
+  return [f.level && `level '${f.level}'`, f.court && `court '${f.court}'`].filter(Boolean).join(' and ');
+}
+
+/** The records for a jurisdiction (optionally one level or court), highest court first, with staleness as of today. */
+export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promise<FormatResult[]> {
+  const all = await deps.formats.listRecords();
+  const ofJurisdiction = all.filter((s) => s.record.jurisdiction === filter.jurisdiction).sort(byCourtOrder);
+  if (!ofJurisdiction.length) {
+    const held = [...new Set(all.map((s) => s.record.jurisdiction))].sort();
+    throw new AppError('not_carried', `No filing-format record is held for jurisdiction '${filter.jurisdiction}'.${held.length ? ` Records are held for: ${held.join(', ')}.` : ''}`);
+  }
+  const matching = ofJurisdiction.filter((s) => (!filter.level || s.record.level === filter.level) && (!filter.court || s.record.court === filter.court));
+  if (!matching.length) {
+    const ids = ofJurisdiction.map((s) => `${s.record.id} (${s.record.court}, ${s.record.level})`);
+    throw new AppError('not_carried', `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${ids.join(', ')}.`);
+  }
+  const today = localDateOf(deps.now().toISOString());
+  const inForce = await inForceHashes(deps.versions, matching, today);
+  return matching.map((stored) => present(stored, inForce, today));
+}
+
+function present(stored: StoredFormatRecord, inForce: Map<string, { hash: string; label: string; from: string } | null>, today: string): FormatResult {
+  const { record } = stored;
+  const stale: string[] = [];
+  const rules: RuleEntry[] = record.rules.map((r) => {
+    const ref = { jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key };
+    const display = displayOf(record.jurisdiction, r.corpus, r.key);
+    const now = inForce.get(refId(ref)) ?? null;
+    const changed = now !== null && now.hash !== r.pin;
+    if (now === null) stale.push(`no version of ${display} is in force on ${today}`);
+    else if (changed) stale.push(`${display} in force on ${today} (${now.label}, from ${now.from}) no longer matches the text this record was read from (${r.pin})`);
+    const pinned = stored.pinned[r.key]!;
+    return {
+      key: r.key,
+      corpus: r.corpus,
+      citationKey: display,
+      display,
+      effectiveFrom: localDateOf(pinned.validFrom),
+      sourceUrl: pinned.sourceUrl,
+      note: r.note,
+      ref,
+      changedSincePinned: changed,
+    };
+  });
+  const basis: Record<string, string> = {};
+  for (const field of [...VALUE_FIELDS, 'effectiveFrom'] as const) {
+    const entry = record.basis[field];
+    if (entry) basis[field] = renderBasis(record, entry);
+  }
+  const r = record;
+  // The spec's field order, so that a record reads top-down as the table describes it.
+  return {
+    id: r.id,
+    jurisdiction: r.jurisdiction,
+    court: r.court,
+    courtName: r.courtName,
+    level: r.level,
+    coverage: r.coverage,
+    ruleKeys: r.rules.map((c) => c.key),
+    rulePins: Object.fromEntries(r.rules.map((c) => [c.key, c.pin])),
+    governingRuleKey: r.governingRuleKey,
+    typeface: r.typeface,
+    minSizePt: r.minSizePt,
+    maxSizePt: r.maxSizePt,
+    footnoteMinSizePt: r.footnoteMinSizePt,
+    lineSpacing: r.lineSpacing,
+    margins: r.margins,
+    paperSize: r.paperSize,
+    limits: r.limits,
+    certificateOfCompliance: r.certificateOfCompliance,
+    effectiveFrom: r.effectiveFrom,
+    basis,
+    note: r.note,
+    unresolved: r.unresolved,
+    stale: stale.length > 0,
+    staleDetail: stale.length ? `${stale.join('; ')}.` : null,
+    loadedAt: stored.loadedAt,
+    rules,
+  };
+}
+
+/** `${jurisdiction}#${corpus}#${key}#${contentHash}` of every rule version a loaded record was read from. */
+export async function pinnedRows(formats: FormatStore): Promise<Set<string>> {
+  const rows = new Set<string>();
+  for (const { record } of await formats.listRecords()) {
+    for (const r of record.rules) rows.add(`${refId({ jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key })}#${r.pin}`);
+  }
+  return rows;
+}
+
+export const FORMAT_DISCLAIMER =
+  'A filing-format record is a reading of the rules, not the rules. Verify each rule with the lookup endpoint (rules[].citationKey) before certifying compliance; local rules and orders the corpus does not carry may differ (see unresolved).';
+
+export const FORMAT_NOTE =
+  'Highest court first. Every value is tied to the rule text it was read from (basis, limits[].quote, typeface.faceMinimums[].quote); a value the carried rules do not settle is null and named in unresolved. stale is true when a cited rule’s text in force today no longer matches the version the record was read from (rulePins), or when none is in force.';

@@ -1,0 +1,100 @@
+import { collectionOfKey } from '#law/collections.ts';
+import type { SectionRef, VersionSummary } from '#law/model.ts';
+import type { VersionStore } from '#law/ports.ts';
+import type { RecordProblem } from './authored.ts';
+import { VALUE_FIELDS, type FormatRecordSource, type StoredFormatRecord } from './model.ts';
+
+/** Whitespace-normalised text: quotes are compared with rule text this way (line breaks and runs of spaces are one space). */
+export const squashSpace = (text: string): string => text.normalize('NFC').replace(/\s+/g, ' ').trim();
+
+interface QuoteSite {
+  field: string;
+  ruleKey: string;
+  quote: string;
+}
+
+function quoteSites(r: FormatRecordSource): QuoteSite[] {
+  const sites: QuoteSite[] = [];
+  for (const [field, entry] of Object.entries(r.basis)) {
+    entry?.quotes.forEach((q, i) => sites.push({ field: `basis.${field}.quotes[${i}]`, ...q }));
+  }
+  r.limits.forEach((l, i) => sites.push({ field: `limits[${i}].quote`, ruleKey: l.ruleKey, quote: l.quote }));
+  r.typeface?.faceMinimums.forEach((f, i) => sites.push({ field: `typeface.faceMinimums[${i}].quote`, ruleKey: f.ruleKey, quote: f.quote }));
+  const cert = r.certificateOfCompliance;
+  if (cert?.quote) sites.push({ field: 'certificateOfCompliance.quote', ruleKey: cert.ruleKey ?? '', quote: cert.quote });
+  return sites;
+}
+
+/** What the record asserts about itself, before any rule text is read. */
+function shapeProblems(r: FormatRecordSource): Omit<RecordProblem, 'file'>[] {
+  const out: Omit<RecordProblem, 'file'>[] = [];
+  const cited = new Set(r.rules.map((c) => c.key));
+  if (!cited.has(r.governingRuleKey)) out.push({ field: 'governingRuleKey', message: `'${r.governingRuleKey}' is not among the record's rules` });
+  const cert = r.certificateOfCompliance;
+  if (cert?.required && (!cert.ruleKey || !cert.quote)) {
+    out.push({ field: 'certificateOfCompliance', message: 'a required certificate names the rule (ruleKey) and the words that require it (quote)' });
+  }
+  for (const field of VALUE_FIELDS) {
+    const value = r[field];
+    const entry = r.basis[field];
+    if (value !== null && !entry?.quotes.length) out.push({ field: `basis.${field}`, message: `${field} has a value but no quote it was read from` });
+    if (value === null && !entry?.reading) out.push({ field: `basis.${field}`, message: `${field} is null: say why in basis.${field}.reading (and name a gap in unresolved)` });
+  }
+  if (r.coverage === 'specified' && r.typeface === null) {
+    out.push({ field: 'typeface', message: "coverage 'specified' needs the typeface the rules set; a court without one is 'no-statewide-typography-rule'" });
+  }
+  return out;
+}
+
+const hashList = (versions: VersionSummary[]) => versions.map((v) => `${v.versionLabel}: ${v.contentHash}`).join('; ');
+
+/**
+ * Checks a record against the corpus: every rule key exists, every pin is the contentHash of one of its versions, and
+ * every quote occurs verbatim (after whitespace normalisation) in the pinned version of the rule it cites.
+ */
+export async function validateRecord(
+  store: VersionStore,
+  file: string,
+  record: FormatRecordSource,
+): Promise<{ ok: true; pinned: StoredFormatRecord['pinned'] } | { ok: false; problems: RecordProblem[] }> {
+  const problems: RecordProblem[] = shapeProblems(record).map((p) => ({ file, ...p }));
+  const texts = new Map<string, string>();
+  const found = new Map<string, StoredFormatRecord['pinned'][string]>();
+
+  await Promise.all(
+    record.rules.map(async (rule, i) => {
+      const collection = collectionOfKey(record.jurisdiction, rule.corpus, rule.key);
+      const ref: SectionRef = { jurisdiction: record.jurisdiction, corpus: rule.corpus, key: rule.key };
+      const versions = collection ? await store.listVersions(ref) : [];
+      if (!versions.length) {
+        problems.push({ file, field: `rules[${i}].key`, message: `rule '${rule.key}' (${record.jurisdiction}/${rule.corpus}) is not in the corpus` });
+        return;
+      }
+      const match = versions.find((v) => v.contentHash === rule.pin);
+      if (!match) {
+        problems.push({ file, field: `rules[${i}].pin`, message: `no version of ${versions[0]!.citation.display} has contentHash ${rule.pin} (on file: ${hashList(versions)})` });
+        return;
+      }
+      const version = await store.getVersion(ref, match.validFrom);
+      if (!version) throw new Error(`${rule.key}: version ${match.validFrom} is listed but cannot be read`);
+      texts.set(rule.key, squashSpace(`${version.catchline}\n${version.bodyText}`));
+      found.set(rule.key, { validFrom: version.validFrom, sourceUrl: version.provenance.sourceUrl, versionLabel: version.provenance.versionLabel });
+    }),
+  );
+
+  const cited = new Set(record.rules.map((r) => r.key));
+  for (const site of quoteSites(record)) {
+    if (!cited.has(site.ruleKey)) {
+      problems.push({ file, field: site.field, message: `quotes rule '${site.ruleKey}', which is not among the record's rules: "${site.quote}"` });
+      continue;
+    }
+    const text = texts.get(site.ruleKey);
+    if (text === undefined) continue; // the rule's own problem is reported above
+    if (!text.includes(squashSpace(site.quote))) {
+      problems.push({ file, field: site.field, message: `quote not found in the pinned text of '${site.ruleKey}': "${site.quote}"` });
+    }
+  }
+  if (problems.length) return { ok: false, problems };
+  // In the record's rule order, so that an unchanged record stores the same item.
+  return { ok: true, pinned: Object.fromEntries(record.rules.map((r) => [r.key, found.get(r.key)!])) };
+}

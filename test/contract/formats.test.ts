@@ -1,0 +1,276 @@
+/**
+ * The filing-format registry against the real adapters (DynamoDB adapter on dynalite, search on PGlite) holding the
+ * bundled FRAP and North Dakota rules: every bundled record validates; a wrong quote, a wrong pin, a missing rule are
+ * refused with messages naming file, field and quote; a record goes stale when a changed rule is ingested, with no
+ * change to the record. The changed rules are test fixtures made here (a copy of the bundled FRAP with one edit),
+ * never bundled.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuthoredFile } from '#formats/authored.ts';
+import type { StoredFormatRecord } from '#formats/model.ts';
+import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import { checkFormatRecords, listFormats, loadFormatRecords, pinnedRows, type FormatDeps } from '#formats/registry.ts';
+import { runIngest } from '#ingest/jobs.ts';
+import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import type { FormatStore } from '#formats/ports.ts';
+import { createDocumentClient } from '#stores/dynamodb/client.ts';
+import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
+import { AppError } from '#shared/errors.ts';
+
+const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
+const RETRIEVED_AT = '2026-11-22T07:25:00Z';
+
+let stores: EmbeddedStores;
+let clock = new Date('2026-11-23T12:00:00Z');
+let deps: FormatDeps;
+let work: string;
+
+const ingestRules = (set: 'frap' | 'ndrappp', path: string, date?: string) =>
+  runIngest({ ...stores, now: () => clock }, { kind: 'rules', set, paths: [path], retrievedAt: RETRIEVED_AT, ...(date && { date }) });
+
+const fileNamed = (name: string): AuthoredFile => structuredClone(BUNDLED_RECORD_FILES.find((f) => f.file === name)!);
+const ca9 = () => fileNamed('ca9-2024-12-01.json');
+const nd = () => fileNamed('nd-2026-03-07.json');
+/** The bundled files with one replaced. */
+const withFile = (file: AuthoredFile) => [...BUNDLED_RECORD_FILES.filter((f) => f.file !== file.file), file];
+
+beforeAll(async () => {
+  stores = await openEmbeddedStores(null);
+  deps = { versions: stores.versions, formats: stores.formats, now: () => clock };
+  await ingestRules('frap', join(SAMPLE, 'rules/frap'));
+  await ingestRules('ndrappp', join(SAMPLE, 'rules/north-dakota-rap'));
+  work = await mkdtemp(join(tmpdir(), 'asof-formats-'));
+});
+
+afterAll(async () => {
+  await stores.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const adapters: [string, () => FormatStore][] = [
+  ['the DynamoDB adapter on dynalite', () => new DynamoFormatStore(createDocumentClient({ endpoint: stores.dynamoEndpoint }), LOCAL_TABLES.ops)],
+  ['the caching adapter over it', () => stores.formats],
+];
+
+describe.each(adapters)('FormatStore: %s', (_name, adapter) => {
+  const stored = (id: string, loadedAt: string): StoredFormatRecord => ({
+    record: { ...(BUNDLED_RECORD_FILES.find((f) => f.file === 'nd-2026-03-07.json')!.content as StoredFormatRecord['record']), id },
+    file: `${id}.json`,
+    digest: 'd',
+    loadedAt,
+    pinned: {},
+  });
+
+  it('puts, lists, replaces and deletes records by id', async () => {
+    const store = adapter();
+    const before = (await store.listRecords()).length;
+    await store.putRecord(stored('contract-a', '2026-01-01T00:00:00.000Z'));
+    await store.putRecord(stored('contract-b', '2026-01-01T00:00:00.000Z'));
+    await store.putRecord(stored('contract-a', '2026-02-01T00:00:00.000Z'));
+    const listed = (await store.listRecords()).filter((s) => s.record.id.startsWith('contract-'));
+    expect(listed.map((s) => [s.record.id, s.loadedAt]).sort()).toEqual([
+      ['contract-a', '2026-02-01T00:00:00.000Z'],
+      ['contract-b', '2026-01-01T00:00:00.000Z'],
+    ]);
+    expect(listed[0]!.record.limits.length).toBeGreaterThan(0);
+    await store.deleteRecord('contract-a');
+    await store.deleteRecord('contract-b');
+    await store.deleteRecord('never-there');
+    expect((await store.listRecords()).length).toBe(before);
+  });
+});
+
+describe('loading the bundled records', () => {
+  it('validates every bundled record against the bundled rules and stores them', async () => {
+    const report = await loadFormatRecords(deps, BUNDLED_RECORD_FILES);
+    expect(report.refused).toEqual([]);
+    expect(report.loaded.map((r) => r.id).sort()).toEqual(
+      ['ca1', 'ca10', 'ca11', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'cadc', 'cafc'].map((c) => `${c}-2024-12-01`).concat('nd-2026-03-07').sort(),
+    );
+    expect((await stores.formats.listRecords()).length).toBe(14);
+  });
+
+  it('keeps loadedAt when an unchanged record is loaded again', async () => {
+    const first = await stores.formats.listRecords();
+    clock = new Date(clock.getTime() + 60_000);
+    const report = await loadFormatRecords(deps, BUNDLED_RECORD_FILES);
+    expect(report.loaded.every((r) => r.unchanged)).toBe(true);
+    expect((await stores.formats.listRecords()).map((s) => s.loadedAt).sort()).toEqual(first.map((s) => s.loadedAt).sort());
+  });
+
+  it('marks exactly the pinned rule versions as read by the registry', async () => {
+    const rows = await pinnedRows(stores.formats);
+    const frap32 = await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-32' }, '2026-11-23');
+    expect(rows.has(`us#rules#frap-32#${frap32!.provenance.contentHash}`)).toBe(true);
+    expect([...rows].filter((r) => r.startsWith('us#rules#frap-1#'))).toEqual([]);
+    expect(rows.size).toBe(9); // six FRAP rules, three North Dakota rules
+  });
+});
+
+describe('validation refuses a record and says where', () => {
+  const refusalOf = async (files: AuthoredFile[]) => (await checkFormatRecords(deps, files)).filter((c) => !c.valid);
+
+  it('a quote that is not in the pinned rule text', async () => {
+    const file = nd();
+    const content = file.content as { limits: { quote: string }[] };
+    content.limits[0]!.quote = 'A principal brief may not exceed 50 pages';
+    const refused = await refusalOf(withFile(file));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.problems).toEqual([
+      { file: 'nd-2026-03-07.json', field: 'limits[0].quote', message: `quote not found in the pinned text of 'ndrappp-32': "A principal brief may not exceed 50 pages"` },
+    ]);
+  });
+
+  it('a quote whose only difference is whitespace is accepted', async () => {
+    const file = nd();
+    const content = file.content as { limits: { quote: string }[] };
+    content.limits[0]!.quote = content.limits[0]!.quote.replaceAll(' ', '\n   ');
+    expect(await refusalOf(withFile(file))).toEqual([]);
+  });
+
+  it('a pin that is not the contentHash of any version of the rule', async () => {
+    const file = nd();
+    const content = file.content as { rules: { pin: string }[] };
+    content.rules[1]!.pin = `sha256:${'0'.repeat(64)}`;
+    const [refused] = await refusalOf(withFile(file));
+    expect(refused!.problems).toHaveLength(1);
+    expect(refused!.problems[0]).toMatchObject({ file: 'nd-2026-03-07.json', field: 'rules[1].pin' });
+    expect(refused!.problems[0]!.message).toMatch(/no version of N\.D\.R\.App\.P\. 29 has contentHash sha256:0{64} \(on file: .*sha256:924ad7e6/);
+  });
+
+  it('a rule key the corpus does not hold, and a quote from a rule the record does not cite', async () => {
+    const file = ca9();
+    const content = file.content as Record<string, unknown>;
+    content.rules = [
+      { key: 'frap-32', corpus: 'rules', pin: 'sha256:a9d55dc82014141a83af89f93c77fdfb43acfda5115c3f91fc4e5bfe812aa42e' },
+      { key: 'frap-99', corpus: 'rules', pin: `sha256:${'1'.repeat(64)}` },
+    ];
+    const [refused] = await refusalOf(withFile(file));
+    const fields = refused!.problems.map((p) => p.field);
+    expect(fields).toContain('rules[1].key');
+    expect(refused!.problems.find((p) => p.field === 'rules[1].key')!.message).toBe("rule 'frap-99' (us/rules) is not in the corpus");
+    // The limits read from Rules 27, 28.1, 29 and 40 now cite rules the record does not list.
+    const stray = refused!.problems.find((p) => p.field.startsWith('limits['))!;
+    expect(stray.message).toMatch(/^quotes rule 'frap-28\.1', which is not among the record's rules: "/);
+  });
+
+  it('a value without a quote, and a null without a reason', async () => {
+    const file = nd();
+    const content = file.content as { basis: Record<string, unknown>; maxSizePt: number | null };
+    delete content.basis.paperSize;
+    delete content.basis.maxSizePt;
+    const [refused] = await refusalOf(withFile(file));
+    expect(refused!.problems.map((p) => [p.field, p.message])).toEqual([
+      ['basis.maxSizePt', 'maxSizePt is null: say why in basis.maxSizePt.reading (and name a gap in unresolved)'],
+      ['basis.paperSize', 'paperSize has a value but no quote it was read from'],
+    ]);
+  });
+
+  it('a malformed file, a missing shared reading, and two files with one id', async () => {
+    const bad: AuthoredFile = { file: 'bad.json', content: { id: 'Bad Id', level: 'supreme', limits: [{ document: 'x', basis: 'pages', pages: 3, words: 9, ruleKey: 'frap-32', quote: 'long enough quote' }] } };
+    const orphan: AuthoredFile = { file: 'orphan.json', content: { extends: '_nothing', id: 'orphan' } };
+    const twin: AuthoredFile = { file: 'ca9-copy.json', content: { ...(ca9().content as object) } };
+    const checks = await checkFormatRecords(deps, [...BUNDLED_RECORD_FILES, bad, orphan, twin]);
+    const problems = checks.flatMap((c) => c.problems);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { file: 'bad.json', field: 'id', message: 'an id is lowercase letters, digits, dots and hyphens' },
+        expect.objectContaining({ file: 'bad.json', field: 'level' }),
+        { file: 'bad.json', field: 'limits[0]', message: 'a limit gives exactly one number, in the field its basis names' },
+        { file: 'orphan.json', field: 'extends', message: "extends '_nothing': not a shared reading among the record files (names start with _)" },
+        { file: 'ca9-copy.json', field: 'id', message: "id 'ca9-2024-12-01' is also the id of ca9-2024-12-01.json" },
+      ]),
+    );
+  });
+
+  it('a refused record is not served: loading removes the copy the store held', async () => {
+    const file = nd();
+    (file.content as { rules: { pin: string }[] }).rules[0]!.pin = `sha256:${'2'.repeat(64)}`;
+    const report = await loadFormatRecords(deps, withFile(file));
+    expect(report.refused.map((p) => p.field)).toEqual(['rules[0].pin']);
+    await expect(listFormats(deps, { jurisdiction: 'nd' })).rejects.toMatchObject({ code: 'not_carried' });
+    await loadFormatRecords(deps, BUNDLED_RECORD_FILES);
+    expect((await listFormats(deps, { jurisdiction: 'nd' })).map((r) => r.id)).toEqual(['nd-2026-03-07']);
+  });
+});
+
+describe('filters and order', () => {
+  it('lists the courts of appeals in court order, each read from FRAP', async () => {
+    const results = await listFormats(deps, { jurisdiction: 'us' });
+    expect(results.map((r) => r.court)).toEqual(['ca1', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'ca10', 'ca11', 'cadc', 'cafc']);
+    expect(new Set(results.map((r) => r.level))).toEqual(new Set(['intermediate-appellate']));
+  });
+
+  it('a filter that matches nothing lists the ids that exist', async () => {
+    const err = await listFormats(deps, { jurisdiction: 'us', court: 'scotus' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('not_carried');
+    expect((err as AppError).message).toMatch(/court 'scotus'.*ca1-2024-12-01 \(ca1, intermediate-appellate\).*cafc-2024-12-01/);
+    const level = await listFormats(deps, { jurisdiction: 'nd', level: 'intermediate-appellate' }).catch((e: unknown) => e);
+    expect((level as AppError).message).toMatch(/level 'intermediate-appellate'.*nd-2026-03-07 \(nd, last-resort\)/);
+    const none = await listFormats(deps, { jurisdiction: 'dc' }).catch((e: unknown) => e);
+    expect((none as AppError).message).toBe("No filing-format record is held for jurisdiction 'dc'. Records are held for: nd, us.");
+  });
+});
+
+describe('staleness follows the rules in force, with no change to the record', () => {
+  let changedFrap: string;
+
+  beforeAll(async () => {
+    // TEST FIXTURE, never bundled: the bundled FRAP with Rule 32's type size changed, as a later edition.
+    changedFrap = join(work, 'frap');
+    await cp(join(SAMPLE, 'rules/frap'), changedFrap, { recursive: true });
+    const rule32 = join(changedFrap, 'rule_32.md');
+    const text = await readFile(rule32, 'utf8');
+    expect(text).toContain('must be 14-point or larger');
+    await writeFile(rule32, text.replace('must be 14-point or larger', 'must be 12-point or larger'));
+  });
+
+  it('goes stale on the day a changed rule comes into force, and only for the records that cite it', async () => {
+    const ca9Before = (await listFormats(deps, { jurisdiction: 'us', court: 'ca9' }))[0]!;
+    expect(ca9Before.stale).toBe(false);
+    expect(ca9Before.staleDetail).toBeNull();
+    expect(ca9Before.rules.every((r) => !r.changedSincePinned)).toBe(true);
+
+    await ingestRules('frap', changedFrap, '2027-12-01');
+    const stored = await stores.formats.listRecords();
+
+    clock = new Date('2027-11-30T12:00:00Z');
+    expect((await listFormats(deps, { jurisdiction: 'us', court: 'ca9' }))[0]!.stale).toBe(false);
+
+    clock = new Date('2027-12-01T12:00:00Z');
+    const after = (await listFormats(deps, { jurisdiction: 'us', court: 'ca9' }))[0]!;
+    expect(after.stale).toBe(true);
+    expect(after.rules.filter((r) => r.changedSincePinned).map((r) => r.key)).toEqual(['frap-32']);
+    expect(after.staleDetail).toMatch(/^Fed\. R\. App\. P\. 32 in force on 2027-12-01 \(.*from 2027-12-01\) no longer matches the text this record was read from \(sha256:a9d55dc8/);
+    expect(after.rulePins).toEqual(ca9Before.rulePins);
+    expect(after.loadedAt).toBe(ca9Before.loadedAt);
+    expect((await listFormats(deps, { jurisdiction: 'nd' }))[0]!.stale).toBe(false);
+    // The record itself is as it was: validation still passes against the pinned (older) version.
+    expect(await stores.formats.listRecords()).toEqual(stored);
+    const check = (await checkFormatRecords(deps, BUNDLED_RECORD_FILES)).find((c) => c.id === 'ca9-2024-12-01')!;
+    expect(check).toMatchObject({ valid: true, loaded: true, stale: true });
+    // Asked about a date before the change, the lookup still answers the pinned text.
+    expect(await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-32' }, '2027-11-30')).toMatchObject({
+      provenance: { contentHash: ca9Before.rulePins['frap-32'] },
+    });
+  });
+
+  it('is stale when no version of a cited rule is in force', async () => {
+    // TEST FIXTURE, never bundled: a later FRAP edition without Rule 40.
+    const withoutRule40 = join(work, 'frap-without-40');
+    await cp(changedFrap, withoutRule40, { recursive: true });
+    await rm(join(withoutRule40, 'rule_40.md'));
+    await ingestRules('frap', withoutRule40, '2028-12-01');
+    clock = new Date('2028-12-02T12:00:00Z');
+    const r = (await listFormats(deps, { jurisdiction: 'us', court: 'cadc' }))[0]!;
+    expect(r.stale).toBe(true);
+    expect(r.staleDetail).toContain('no version of Fed. R. App. P. 40 is in force on 2028-12-02');
+    expect(r.staleDetail).toContain('Fed. R. App. P. 32 in force on 2028-12-02');
+    expect(r.rules.find((x) => x.key === 'frap-40')!.changedSincePinned).toBe(false);
+  });
+});
