@@ -1,6 +1,10 @@
 /** The CDK app: one set of stacks per stage, chosen with `-c stage=dev|prod`. */
 import { App } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ApiStack } from '../lib/api-stack.ts';
 import { StatefulStack } from '../lib/stateful-stack.ts';
+
+const LOG_RETENTION = { 7: RetentionDays.ONE_WEEK, 30: RetentionDays.ONE_MONTH, 90: RetentionDays.THREE_MONTHS, 365: RetentionDays.ONE_YEAR } as const;
 import { STAGES } from './stages.ts';
 
 const app = new App();
@@ -8,8 +12,15 @@ const stageName = String(app.node.tryGetContext('stage') ?? 'dev');
 const config = STAGES[stageName];
 if (!config) throw new Error(`unknown stage '${stageName}' (known: ${Object.keys(STAGES).join(', ')})`);
 
-new StatefulStack(app, `${config.prefix}-stateful`, {
+const env = config.account && config.region ? { env: { account: config.account, region: config.region } } : {};
+const stateful = new StatefulStack(app, `${config.prefix}-stateful`, { prefix: config.prefix, retainData: config.retainData, ...env });
+new ApiStack(app, `${config.prefix}-api`, {
   prefix: config.prefix,
-  retainData: config.retainData,
-  ...(config.account && config.region && { env: { account: config.account, region: config.region } }),
+  tables: stateful.tables,
+  siteUrl: config.siteUrl,
+  baseUrl: config.baseUrl,
+  memorySize: config.functionMemoryMb,
+  timeoutSeconds: config.functionTimeoutSeconds,
+  logRetention: LOG_RETENTION[config.logRetentionDays],
+  ...env,
 });

@@ -7,9 +7,33 @@ export interface StageConfig {
   region?: string;
   /** Keep stateful resources when the stack is deleted. */
   retainData: boolean;
+  /** Public addresses: permalinks resolve under siteUrl; the API is served at baseUrl. */
+  siteUrl: string;
+  baseUrl: string;
+  /** Each endpoint function's memory (MB) and timeout (s). */
+  functionMemoryMb: number;
+  functionTimeoutSeconds: number;
+  /** Days CloudWatch keeps function logs. */
+  logRetentionDays: 7 | 30 | 90 | 365;
 }
 
 export const STAGES: Record<string, StageConfig> = {
-  dev: { prefix: 'asof-dev', retainData: true },
-  prod: { prefix: 'asof-prod', retainData: true },
+  dev: {
+    prefix: 'asof-dev',
+    retainData: true,
+    siteUrl: 'https://dev.asof.example',
+    baseUrl: 'https://dev.asof.example/v1',
+    functionMemoryMb: 1024,
+    functionTimeoutSeconds: 10,
+    logRetentionDays: 7,
+  },
+  prod: {
+    prefix: 'asof-prod',
+    retainData: true,
+    siteUrl: 'https://asof.example',
+    baseUrl: 'https://asof.example/v1',
+    functionMemoryMb: 1769,
+    functionTimeoutSeconds: 10,
+    logRetentionDays: 90,
+  },
 };

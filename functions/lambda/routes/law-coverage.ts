@@ -1,0 +1,4 @@
+import { routeById } from '#http/routes.ts';
+import { routeLambda } from '../route-entry.ts';
+
+export const handler = routeLambda(routeById('law-coverage'));
