@@ -1,4 +1,5 @@
 import type { BulkLoadFigure } from './bulk-load.ts';
+import type { BundleFigure } from './bundles.ts';
 import type { CitationResults } from './citations.ts';
 import type { LoadResult } from './http-load.ts';
 import type { Machine } from './machine.ts';
@@ -68,6 +69,9 @@ export interface BenchResults {
   bulkLoad: BulkLoadFigure[];
   /** Set when the bulk-load figures were measured by a later `--only bulk` run than the rest. */
   bulkLoadRun?: { at: string; commit: string; command: string };
+  /** Each endpoint function's bundle (AWS stack issue). */
+  bundles?: BundleFigure[];
+  bundlesRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   profiles: CpuBreakdown[];
   ingestProfile: IngestBreakdown | null;
@@ -235,6 +239,7 @@ export function renderReport(r: BenchResults): string {
   // ---- citations -----------------------------------------------------------------------------------------------
   if (r.citations) push(...citationSection(r.citations));
   if (r.bulkLoad?.length) push(...bulkLoadSection(r.bulkLoad, r.bulkLoadRun));
+  if (r.bundles?.length) push(...bundlesSection(r.bundles, r.bundlesRun));
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {
@@ -516,6 +521,27 @@ function bulkLoadSection(figures: BulkLoadFigure[], separately?: BenchResults['b
     ...figures.map((f) => `| ${int(f.rows)} | ${(f.bytes / 2 ** 20).toFixed(0)} | ${f.seconds.toFixed(1)} | ${int(f.rowsPerSec)} | ${mib(f.peakRssBytes)} | ${f.peakHeapBytes ? mib(f.peakHeapBytes) : '–'} |`),
     '',
     `Peak RSS at ${int(last.rows)} rows ÷ at ${int(first.rows)} rows: ${ratio(last.peakRssBytes / first.peakRssBytes)} for ${ratio(last.rows / first.rows)} the rows.`,
+    '',
+  ];
+}
+
+function bundlesSection(figures: BundleFigure[], separately?: BenchResults['bundlesRun']): string[] {
+  const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+  const largest = Math.max(...figures.map((f) => f.bytes));
+  const slowest = Math.max(...figures.map((f) => f.initMs));
+  return [
+    '## 1d. Lambda bundles (AWS stack issue)',
+    '',
+    ...(separately ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, ''] : []),
+    'Each endpoint function bundled as lib/route-function.ts asks CDK to (esbuild, ESM, node22, minified, AWS SDK inside), and its module init ' +
+      'measured by importing the bundle in a fresh Node process on this machine (median of 5; the environment of a deployed function, no AWS call). ' +
+      'Targets: ≤ 1 MB, ≤ 150 ms.',
+    '',
+    '| function | bundle | gzip | module init ms |',
+    '|---|--:|--:|--:|',
+    ...figures.map((f) => `| ${f.routeId} | ${kib(f.bytes)} | ${kib(f.gzipBytes)} | ${f.initMs.toFixed(0)} |`),
+    '',
+    `Largest bundle ${kib(largest)} (target 1,024 KiB: ${largest <= 1024 * 1024 ? 'met' : 'missed'}); slowest init ${slowest.toFixed(0)} ms (target 150 ms: ${slowest <= 150 ? 'met' : 'missed'}).`,
     '',
   ];
 }

@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk]`: the benchmark suite. Writes bench/RESULTS.md and
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles]`: the benchmark suite. Writes bench/RESULTS.md and
  * bench/results.json. See bench/report.ts for what each figure means.
  */
+import { bundleFigures } from './bundles.ts';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,8 +200,18 @@ const results: BenchResults = {
 };
 
 // `--only bulk`: measure the bulk-data load again and put it into the committed results, saying so.
+if (args.only === 'bundles') {
+  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  log('Lambda bundles: size and module init, per endpoint function');
+  previous.bundles = await bundleFigures(log);
+  previous.bundlesRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
+  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
+  log('wrote the bundle figures into bench/RESULTS.md and bench/results.json');
+  process.exit(0);
+}
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows one section: bulk (got '${args.only}')`);
+  if (args.only !== 'bulk') throw new Error(`--only knows two sections: bulk, bundles (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
   log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
   previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
@@ -237,6 +248,8 @@ try {
   results.citations = await citationFigures({ quick, log });
   log('CourtListener bulk-data load (streamed into the replica on PGlite)');
   results.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
+  log('Lambda bundles: size and module init, per endpoint function');
+  results.bundles = await bundleFigures(log);
 
   // ---- the bundled sample ----------------------------------------------------------------------------------
   const sampleDir = await temp('sample');
