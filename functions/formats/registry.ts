@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { collectionOfKey } from '#law/collections.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { refId, type Corpus, type SectionRef } from '#law/model.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { AppError } from '#shared/errors.ts';
+import { sha256Hex } from '#shared/hash.ts';
 import { parseRecordFiles, type AuthoredFile, type RecordProblem } from './authored.ts';
 import { LEVELS, VALUE_FIELDS, type BasisEntry, type FormatRecordSource, type Level, type StoredFormatRecord } from './model.ts';
 import type { FormatStore } from './ports.ts';
@@ -21,7 +21,7 @@ export interface LoadReport {
   refused: RecordProblem[];
 }
 
-const digestOf = (record: FormatRecordSource) => createHash('sha256').update(JSON.stringify(record)).digest('hex');
+const digestOf = (record: FormatRecordSource) => sha256Hex(JSON.stringify(record));
 
 export interface RecordCheck {
   id: string | null;
@@ -124,13 +124,16 @@ function renderBasis(record: FormatRecordSource, entry: BasisEntry): string {
 }
 
 /** In-force state of each cited rule, read once per distinct rule however many records cite it. */
-async function inForceHashes(store: VersionStore, records: readonly StoredFormatRecord[], today: string): Promise<Map<string, { hash: string; label: string; from: string } | null>> {
+/** A cited rule's version in force today (null: none), keyed by refId. */
+type InForce = Map<string, { hash: string; label: string; from: string } | null>;
+
+async function inForceHashes(store: VersionStore, records: readonly StoredFormatRecord[], today: string): Promise<InForce> {
   const refs = new Map<string, SectionRef>();
   for (const { record } of records) for (const r of record.rules) {
     const ref = { jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key };
     refs.set(refId(ref), ref);
   }
-  const out = new Map<string, { hash: string; label: string; from: string } | null>();
+  const out: InForce = new Map();
   await Promise.all(
     [...refs].map(async ([id, ref]) => {
       const v = await store.findInForce(ref, today);
@@ -162,7 +165,7 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
   return matching.map((stored) => present(stored, inForce, today));
 }
 
-function present(stored: StoredFormatRecord, inForce: Map<string, { hash: string; label: string; from: string } | null>, today: string): FormatResult {
+function present(stored: StoredFormatRecord, inForce: InForce, today: string): FormatResult {
   const { record } = stored;
   const stale: string[] = [];
   const rules: RuleEntry[] = record.rules.map((r) => {
