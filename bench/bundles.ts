@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { ROUTES } from '#http/routes.ts';
+import { ENV, TABLE_ENV } from '#lambda/env.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const INIT_RUNS = 5;
@@ -38,11 +39,24 @@ async function bundle(routeId: string, outdir: string): Promise<string> {
   return outfile;
 }
 
+/** What a deployed function's environment holds (every store bound, so that each function builds all its adapters). */
+const DEPLOYED_ENV = {
+  PATH: process.env.PATH,
+  AWS_REGION: 'us-east-1',
+  POWERTOOLS_DEV: 'true',
+  ...Object.fromEntries(Object.entries(TABLE_ENV).map(([kind, name]) => [name, `asof-bench-${kind}`])),
+  [ENV.siteUrl]: 'https://asof.test',
+  [ENV.baseUrl]: 'https://asof.test/v1',
+  [ENV.searchUrl]: 'https://search.asof.test',
+  [ENV.caseLawHost]: 'proxy.asof.test',
+  [ENV.courtListenerSecret]: 'asof-bench/courtlistener-token',
+};
+
 function initMs(file: string): number {
   const times: number[] = [];
   for (let i = 0; i < INIT_RUNS; i++) {
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`], {
-      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', ASOF_TABLE_PREFIX: 'asof-bench', ASOF_SITE_URL: 'https://asof.test', ASOF_BASE_URL: 'https://asof.test/v1', POWERTOOLS_DEV: 'true' },
+      env: DEPLOYED_ENV,
       encoding: 'utf8',
     });
     if (out.status !== 0) throw new Error(`importing ${file} failed: ${out.stderr}`);

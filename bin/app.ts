@@ -3,9 +3,9 @@ import { App } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ApiStack } from '../lib/api-stack.ts';
 import { StatefulStack } from '../lib/stateful-stack.ts';
+import { STAGES } from './stages.ts';
 
 const LOG_RETENTION = { 7: RetentionDays.ONE_WEEK, 30: RetentionDays.ONE_MONTH, 90: RetentionDays.THREE_MONTHS, 365: RetentionDays.ONE_YEAR } as const;
-import { STAGES } from './stages.ts';
 
 const app = new App();
 const stageName = String(app.node.tryGetContext('stage') ?? 'dev');
@@ -16,7 +16,7 @@ const env = config.account && config.region ? { env: { account: config.account, 
 const stateful = new StatefulStack(app, `${config.prefix}-stateful`, { prefix: config.prefix, retainData: config.retainData, ...env });
 new ApiStack(app, `${config.prefix}-api`, {
   prefix: config.prefix,
-  tables: stateful.tables,
+  bindings: stateful.tables,
   siteUrl: config.siteUrl,
   baseUrl: config.baseUrl,
   memorySize: config.functionMemoryMb,

@@ -3,12 +3,14 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
 import { ROUTES } from '../functions/http/routes.ts';
-import type { DynamoTable } from './dynamo-table.ts';
+import { ENV } from '../functions/lambda/env.ts';
 import { LawApi } from './law-api.ts';
+import type { StageBindings } from './store-binding.ts';
 
 export interface ApiStackProps extends StackProps {
   prefix: string;
-  tables: Record<'versions' | 'accounts' | 'meters' | 'ops', DynamoTable>;
+  /** The stage's stores (the stateful stack's). */
+  bindings: StageBindings;
   /** Where permalinks point and the API's public base, e.g. https://api.example.org and https://api.example.org/v1. */
   siteUrl: string;
   baseUrl: string;
@@ -17,7 +19,7 @@ export interface ApiStackProps extends StackProps {
   logRetention: RetentionDays;
 }
 
-/** The API of a stage: the route table as API Gateway methods, one function per route, least-privilege table grants. */
+/** The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its route uses. */
 export class ApiStack extends Stack {
   readonly lawApi: LawApi;
 
@@ -27,17 +29,11 @@ export class ApiStack extends Stack {
       prefix: props.prefix,
       routes: ROUTES,
       plans: new PlanBook().plans,
-      environment: { ASOF_TABLE_PREFIX: props.prefix, ASOF_SITE_URL: props.siteUrl, ASOF_BASE_URL: props.baseUrl },
+      bindings: props.bindings,
+      environment: { [ENV.siteUrl]: props.siteUrl, [ENV.baseUrl]: props.baseUrl },
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
     });
-    for (const { fn } of this.lawApi.functions.values()) {
-      // Reads of the law and the keys; the meter's conditional writes; the ops table (coverage cache, formats, quota).
-      props.tables.versions.table.grantReadData(fn);
-      props.tables.accounts.table.grantReadData(fn);
-      props.tables.meters.table.grantReadWriteData(fn);
-      props.tables.ops.table.grantReadWriteData(fn);
-    }
   }
 }

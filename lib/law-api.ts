@@ -1,19 +1,52 @@
-import { Duration } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib';
 import { EndpointType, LambdaIntegration, MethodLoggingLevel, Period, ResponseType, RestApi, type IResource } from 'aws-cdk-lib/aws-apigateway';
+import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Plan } from '../functions/accounts/plans.ts';
-import { pathsOf, type Route } from '../functions/http/route.ts';
-import { RouteFunction } from './route-function.ts';
+import { pathsOf, type Route, type RouteStore } from '../functions/http/route.ts';
+import { AsofFunction, REPORTERS_DB_DIR, reportersDbLayer } from './asof-function.ts';
+import type { Access, StageBindings, StoreBinding } from './store-binding.ts';
 
 export interface LawApiProps {
   prefix: string;
   routes: readonly Route[];
   plans: readonly Plan[];
+  /** The stage's stores; a route is given those it declares (Route.stores), plus the keys and the meters. */
+  bindings: StageBindings;
+  /** Environment of every route function (the public addresses). */
   environment: Record<string, string>;
   memorySize: number;
   timeout: Duration;
   logRetention: RetentionDays;
+}
+
+/** What each store a route declares means for its function: which binding, with what access. */
+const ROUTE_STORE_BINDING: Record<RouteStore, [keyof StageBindings, Access]> = {
+  versions: ['versions', 'read'],
+  formats: ['ops', 'read'],
+  ops: ['ops', 'readwrite'],
+  search: ['search', 'read'],
+  // The citation lookup writes what the fallback finds back into the replica.
+  caselaw: ['caselaw', 'readwrite'],
+  fallback: ['fallback', 'read'],
+};
+
+/** The bindings of a route's function, each with the widest access any of its declared stores asks for. */
+export function routeBindings(route: Pick<Route, 'auth' | 'stores'>, bindings: StageBindings): Array<[StoreBinding, Access]> {
+  const wanted = new Map<keyof StageBindings, Access>([
+    ['accounts', 'read'],
+    ['meters', 'readwrite'],
+  ]);
+  for (const store of route.stores) {
+    const [name, access] = ROUTE_STORE_BINDING[store];
+    if (wanted.get(name) !== 'readwrite') wanted.set(name, access);
+  }
+  return [...wanted].flatMap(([name, access]) => {
+    const binding = bindings[name];
+    // A store the stage does not have: the function gets nothing for it and answers the spec's 503.
+    return binding ? [[binding, access] as [StoreBinding, Access]] : [];
+  });
 }
 
 /** The spec's error envelope for API Gateway's own refusals (its request id stands in for ours). */
@@ -34,7 +67,7 @@ export const GATEWAY_RESPONSES = [
 /** The REST API built from the route table: `/v1`, every route at /law/* and /statutes/*, one function per route. */
 export class LawApi extends Construct {
   readonly api: RestApi;
-  readonly functions: Map<string, RouteFunction>;
+  readonly functions: Map<string, AsofFunction>;
 
   constructor(scope: Construct, id: string, props: LawApiProps) {
     super(scope, id);
@@ -64,15 +97,24 @@ export class LawApi extends Construct {
     }
 
     this.functions = new Map();
+    let reportersDb: ILayerVersion | undefined;
     for (const route of props.routes) {
-      const fn = new RouteFunction(this, `Route-${route.id}`, {
-        routeId: route.id,
+      const bound = routeBindings(route, props.bindings);
+      const network = bound.map(([b]) => b.network).find((n) => n !== undefined);
+      const assets = route.assets ?? [];
+      if (assets.includes('reporters-db')) reportersDb ??= reportersDbLayer(this, 'ReportersDbLayer');
+      const fn = new AsofFunction(this, `Route-${route.id}`, {
+        entry: `routes/${route.id}.ts`,
         functionName: `${props.prefix}-${route.id}`,
-        environment: props.environment,
+        description: `${route.methods.join(', ')} ${route.path}: ${route.summary}`.slice(0, 256),
+        environment: { ...props.environment, ...(assets.includes('reporters-db') && { REPORTERS_DB_DIR }) },
         memorySize: props.memorySize,
         timeout: props.timeout,
         logRetention: props.logRetention,
+        ...(network && { network }),
+        ...(reportersDb && assets.includes('reporters-db') && { layers: [reportersDb] }),
       });
+      for (const [binding, access] of bound) fn.bind(binding, access);
       this.functions.set(route.id, fn);
       const integration = new LambdaIntegration(fn.fn, { proxy: true });
       for (const path of pathsOf(route)) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiKeyRecord } from './ports.ts';
 import { EDGE_LIMIT_PER_MINUTE } from './edge-limit.ts';
 import planFile from './plans.json' with { type: 'json' };

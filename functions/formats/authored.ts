@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CORPORA } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';
 import { COVERAGES, LEVELS, LIMIT_MEASURES, TYPEFACE_TOKENS, VALUE_FIELDS, type FormatRecordSource } from './model.ts';

@@ -6,6 +6,14 @@ import type { Services } from '#runtime/services.ts';
 
 export type Method = 'GET' | 'POST';
 
+/**
+ * A store a route's handler uses, beyond the keys and meters every route uses to authenticate and bill: a deployed
+ * function is wired to these and granted nothing else. `formats` reads the filing-format records (kept in the ops
+ * table); `ops` reads and writes operational state; `fallback` is the paid case-law provider.
+ */
+export const ROUTE_STORES = ['versions', 'search', 'caselaw', 'formats', 'ops', 'fallback'] as const;
+export type RouteStore = (typeof ROUTE_STORES)[number];
+
 export interface RouteContext {
   services: Services;
   /** The authenticated key (metered routes), or the key a public call carried, or null. */
@@ -34,6 +42,10 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   methods: readonly Method[];
   /** Path below the base URL (`/v1`); `{name}` marks a path parameter. `/law/*` paths are also served at `/statutes/*`. */
   path: string;
+  /** What the handler reads or writes (see RouteStore). */
+  stores: readonly RouteStore[];
+  /** Shared data files the handler reads from disk (in AWS, Lambda layers): `reporters-db` for the citation extractor. */
+  assets?: readonly 'reporters-db'[];
   auth: { kind: 'public' } | { kind: 'bearer'; scope: Scope };
   /**
    * Units billed per admitted call (0: a public route), or a function of the validated input for a call whose size

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import 'zod-openapi';
 import { positiveIntParam } from './schemas.ts';
 import { MAX_CANDIDATES, MAX_CITATIONS, MAX_TEXT_CHARS } from '#caselaw/resolve.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import 'zod-openapi';
 import { CORPORA } from '#law/model.ts';
 import { COVERAGES, LEVELS, LIMIT_MEASURES, TYPEFACE_TOKENS } from '#formats/model.ts';

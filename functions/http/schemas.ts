@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import 'zod-openapi';
 import { CADENCE_CLASSES, CORPORA, SECTION_STATUSES, TEMPORAL_BASES } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';

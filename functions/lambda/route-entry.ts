@@ -1,25 +1,27 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { createRouteHandler } from '#http/handler.ts';
 import type { Route } from '#http/route.ts';
-import { productionServices } from './services.ts';
+import { lambdaServices, type LambdaAdapters } from './services.ts';
+
+export const METRICS_NAMESPACE = 'asof';
 
 /**
  * A route as a Lambda function: the same middleware chain as the local server (createRouteHandler), wrapped in the
  * Powertools logger, metrics and tracer. The usage records the meter writes behind are flushed before the function
  * returns: an execution environment may be frozen, or never thawed, after it.
  */
-export function routeLambda(route: Route) {
+export function routeLambda(route: Route, adapters: LambdaAdapters = {}) {
   const logger = new Logger({ serviceName: 'asof' });
-  const metrics = new Metrics({ namespace: 'asof', serviceName: 'asof', defaultDimensions: { route: route.id } });
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'asof', defaultDimensions: { route: route.id } });
   const tracer = new Tracer({ serviceName: 'asof' });
-  const services = productionServices(process.env, logger);
+  const services = lambdaServices(route, adapters, process.env, logger);
   const inner = createRouteHandler(route, services);
   return middy(async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     try {

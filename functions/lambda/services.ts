@@ -1,106 +1,95 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
-import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Signer } from '@aws-sdk/rds-signer';
-import pg from 'pg';
 import { createMeter } from '#accounts/metering.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import { UsageLog } from '#accounts/usage-log.ts';
+import type { CaseLawStore } from '#caselaw/ports.ts';
+import type { RouteStore } from '#http/route.ts';
+import type { SearchIndex } from '#law/ports.ts';
 import { CoverageService } from '#ops/coverage.ts';
-import { NO_FALLBACK, type Services } from '#runtime/services.ts';
+import { NO_FALLBACK, type FallbackConfig, type Services } from '#runtime/services.ts';
+import { CachingFormatStore } from '#stores/cache/format-store.ts';
+import { TimeWindowStamps } from '#stores/cache/change-stamps.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
 import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
-import { tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { OpenSearchSearchIndex } from '#stores/opensearch/search-index.ts';
-import { PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
-import { poolClient } from '#stores/postgres/sql-client.ts';
+import { ENV, TABLE_ENV, regionOf, required, type LambdaEnv } from './env.ts';
 
 /**
- * The configuration a function reads from its environment (set by lib/api-functions.ts). Only what is set is wired:
- * an endpoint whose store is not configured answers the spec's 503.
+ * The adapters a function's entry brings for the stores outside DynamoDB. They are passed in, not imported here, so
+ * that a function bundles the OpenSearch client or pg only when its route uses them.
  */
-export interface LambdaEnv {
-  ASOF_TABLE_PREFIX: string;
-  ASOF_SITE_URL: string;
-  ASOF_BASE_URL: string;
-  AWS_REGION?: string;
-  /** https://… of the OpenSearch domain (requests signed with the function's role, SigV4). */
-  OPENSEARCH_URL?: string;
-  OPENSEARCH_INDEX?: string;
-  /** The RDS Proxy in front of Aurora: IAM authentication, TLS. */
-  PG_HOST?: string;
-  PG_PORT?: string;
-  PG_USER?: string;
-  PG_DATABASE?: string;
+export interface LambdaAdapters {
+  search?: (env: LambdaEnv) => SearchIndex | null;
+  caselaw?: (env: LambdaEnv) => CaseLawStore | null;
+  fallback?: (env: LambdaEnv) => FallbackConfig;
 }
 
-function required(env: Partial<LambdaEnv>, name: keyof LambdaEnv): string {
-  const value = env[name];
-  if (!value) throw new Error(`${name} is not set in the function's environment`);
-  return value;
-}
+/** Format records change only with an ingest; a function re-reads them at most this often. */
+export const FORMAT_RECORDS_TTL_MS = 5 * 60_000;
 
-function openSearch(env: Partial<LambdaEnv>, region: string): OpenSearchSearchIndex | null {
-  if (!env.OPENSEARCH_URL) return null;
-  const client = new OpenSearchClient({
-    ...AwsSigv4Signer({ region, service: 'es', getCredentials: defaultProvider() }),
-    node: env.OPENSEARCH_URL,
-    requestTimeout: 5_000,
-  });
-  return new OpenSearchSearchIndex(client, env.OPENSEARCH_INDEX ?? 'asof-versions');
-}
-
-/** pg to Aurora through RDS Proxy with IAM authentication: a fresh token per new connection, no password in the function. */
-function caseLaw(env: Partial<LambdaEnv>, region: string): PostgresCaseLawStore | null {
-  if (!env.PG_HOST) return null;
-  const port = Number(env.PG_PORT ?? 5432);
-  const user = env.PG_USER ?? 'asof_api';
-  const signer = new Signer({ hostname: env.PG_HOST, port, username: user, region });
-  const pool = new pg.Pool({
-    host: env.PG_HOST,
-    port,
-    user,
-    database: env.PG_DATABASE ?? 'asof',
-    password: () => signer.getAuthToken(),
-    ssl: { rejectUnauthorized: true },
-    max: 2,
-    idleTimeoutMillis: 60_000,
-    connectionTimeoutMillis: 3_000,
-  });
-  return new PostgresCaseLawStore(poolClient(pool, { store: 'caselaw' }));
+/** The DynamoDB-backed stores of the tables bound to this function (null for a table it was not given). */
+export function dynamoStores(env: LambdaEnv) {
+  const doc = createDocumentClient({ region: regionOf(env) });
+  const table = (kind: keyof typeof TABLE_ENV) => env[TABLE_ENV[kind]] ?? null;
+  const versions = table('versions');
+  const accounts = table('accounts');
+  const meters = table('meters');
+  const ops = table('ops');
+  return {
+    versions: versions ? new DynamoVersionStore(doc, versions) : null,
+    accounts: accounts ? new DynamoAccountStore(doc, accounts) : null,
+    meters: meters ? new DynamoMeterStore(doc, meters) : null,
+    ops: ops ? new DynamoOpsStore(doc, ops) : null,
+    formats: ops ? new DynamoFormatStore(doc, ops) : null,
+    opsTable: ops,
+  };
 }
 
 export interface LambdaServices extends Services {
   usageLog: UsageLog;
 }
 
-/** The production adapters, wired once per execution environment (module scope of each function). */
-export function productionServices(env: Partial<LambdaEnv> = process.env as Partial<LambdaEnv>, logger = new Logger({ serviceName: 'asof' })): LambdaServices {
-  const region = env.AWS_REGION ?? 'us-east-1';
-  const doc = createDocumentClient({ region });
-  const tables = tableNames(required(env, 'ASOF_TABLE_PREFIX'));
-  const versions = new DynamoVersionStore(doc, tables.versions);
-  const ops = new DynamoOpsStore(doc, tables.ops);
-  const meters = new DynamoMeterStore(doc, tables.meters);
+/**
+ * The services of one route's function: the stores its route declares (and the keys and meters every route uses),
+ * nothing else. A declared store outside DynamoDB without an adapter from the entry is a wiring mistake, refused at
+ * module load so that it fails a deployment's first call (and the tests), not a customer's.
+ */
+export function lambdaServices(
+  route: { id: string; stores: readonly RouteStore[] },
+  adapters: LambdaAdapters,
+  env: LambdaEnv = process.env,
+  logger = new Logger({ serviceName: 'asof' }),
+): LambdaServices {
+  for (const store of ['search', 'caselaw', 'fallback'] as const) {
+    if (route.stores.includes(store) && !adapters[store]) throw new Error(`route ${route.id} uses ${store}, but its entry brings no adapter for it`);
+  }
+  const uses = (store: RouteStore) => route.stores.includes(store);
+  const stores = dynamoStores(env);
+  const meters = stores.meters;
+  if (!meters) throw new Error(`${TABLE_ENV.meters} is not set in the function's environment`);
   const usageLog = new UsageLog(meters, { onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }) });
   const now = () => new Date();
+  const versions = uses('versions') ? stores.versions : null;
+  const ops = uses('ops') ? stores.ops : null;
+  const formats =
+    uses('formats') && stores.formats && stores.opsTable
+      ? new CachingFormatStore(stores.formats, { stamps: new TimeWindowStamps(FORMAT_RECORDS_TTL_MS), table: stores.opsTable })
+      : null;
   return {
-    site: { siteUrl: required(env, 'ASOF_SITE_URL'), baseUrl: required(env, 'ASOF_BASE_URL') },
+    site: { siteUrl: required(env, ENV.siteUrl), baseUrl: required(env, ENV.baseUrl) },
     now,
     versions,
-    search: openSearch(env, region),
-    caselaw: caseLaw(env, region),
-    formats: new DynamoFormatStore(doc, tables.ops),
-    fallback: NO_FALLBACK,
+    search: uses('search') ? (adapters.search?.(env) ?? null) : null,
+    caselaw: uses('caselaw') ? (adapters.caselaw?.(env) ?? null) : null,
+    formats,
+    fallback: uses('fallback') ? (adapters.fallback?.(env) ?? NO_FALLBACK) : NO_FALLBACK,
     ops,
-    accounts: new DynamoAccountStore(doc, tables.accounts),
+    accounts: stores.accounts,
     // The coverage refresh is the scheduled job's: a function frozen after its response cannot run one behind it.
-    coverage: new CoverageService({ versions, ops, now, refreshBehind: () => undefined }),
+    coverage: versions && ops ? new CoverageService({ versions, ops, now, refreshBehind: () => undefined }) : null,
     meter: createMeter({ store: meters, plans: new PlanBook(), usage: usageLog, now, onRefundError: (err, attempt) => logger.warn('refund failed, will retry', { error: err, attempt }) }),
     meterStore: meters,
     usageLog,

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { issueKey } from '#accounts/issue-key.ts';
 import { createMeter } from '#accounts/metering.ts';
 import { PlanBook } from '#accounts/plans.ts';
@@ -27,6 +27,7 @@ const batchRoute = defineRoute({
   id: 'test-batch',
   methods: ['POST'],
   path: '/test/batch',
+  stores: [],
   auth: { kind: 'bearer', scope: 'lookup' },
   units: (input) => input.items.length,
   input: BatchInput,

@@ -16,7 +16,7 @@ beforeAll(() => {
   const stateful = new StatefulStack(app, 'test-stateful', { prefix: 'asof-test' });
   const api = new ApiStack(app, 'test-api', {
     prefix: 'asof-test',
-    tables: stateful.tables,
+    bindings: stateful.tables,
     siteUrl: 'https://asof.test',
     baseUrl: 'https://asof.test/v1',
     memorySize: 1024,
@@ -68,7 +68,7 @@ describe('the API built from the route table', () => {
         MemorySize: 1024,
         Timeout: 10,
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', ASOF_TABLE_PREFIX: 'asof-test', ASOF_BASE_URL: 'https://asof.test/v1' }) },
+        Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', ASOF_SITE_URL: 'https://asof.test', ASOF_BASE_URL: 'https://asof.test/v1' }) },
       });
     }
   });
@@ -99,14 +99,45 @@ describe('the API built from the route table', () => {
     }
   });
 
-  it('grants the route functions reads of versions and keys, writes only to meters and ops', () => {
+  it('gives each route function the tables its route declares and nothing else: keys read, meters written, versions read, ops as declared', () => {
+    const functions = t.findResources('AWS::Lambda::Function') as Resources;
     const policies = Object.values(t.findResources('AWS::IAM::Policy') as Resources);
-    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string[] | string; Resource: unknown }[]);
-    const writesTo = (table: string) =>
-      statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem') && JSON.stringify(s.Resource).includes(table));
-    expect(writesTo('VersionsTable')).toBe(false);
-    expect(writesTo('AccountsTable')).toBe(false);
-    expect(writesTo('MetersTable')).toBe(true);
-    expect(writesTo('OpsTable')).toBe(true);
+    const tableOf = (resource: unknown) => ['Versions', 'Accounts', 'Meters', 'Ops'].find((n) => JSON.stringify(resource).includes(`${n}Table`));
+    for (const route of ROUTES) {
+      const [, fn] = Object.entries(functions).find(([, f]) => f.Properties.FunctionName === `asof-test-${route.id}`)!;
+      const roleRef = fn.Properties.Role['Fn::GetAtt'][0];
+      const statements = policies
+        .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string[] | string; Resource: unknown }[]);
+      const access = new Map<string, 'read' | 'readwrite'>();
+      for (const st of statements) {
+        const table = tableOf(st.Resource);
+        if (!table) continue;
+        const writes = [st.Action].flat().includes('dynamodb:PutItem');
+        if (writes || !access.has(table)) access.set(table, writes ? 'readwrite' : 'read');
+      }
+      const expected = new Map<string, 'read' | 'readwrite'>([
+        ['Accounts', 'read'],
+        ['Meters', 'readwrite'],
+      ]);
+      if (route.stores.includes('versions')) expected.set('Versions', 'read');
+      if (route.stores.includes('formats')) expected.set('Ops', 'read');
+      if (route.stores.includes('ops')) expected.set('Ops', 'readwrite');
+      expect(Object.fromEntries(access), route.id).toEqual(Object.fromEntries(expected));
+
+      const env = fn.Properties.Environment.Variables as Record<string, unknown>;
+      const tableEnv = Object.keys(env).filter((k) => /^ASOF_[A-Z]+_TABLE$/.test(k)).sort();
+      expect(tableEnv, route.id).toEqual([...expected.keys()].map((n) => `ASOF_${n.toUpperCase()}_TABLE`).sort());
+    }
+  });
+
+  it('gives the citation lookup the reporters-db layer, and no other function', () => {
+    const functions = Object.values(t.findResources('AWS::Lambda::Function') as Resources).filter((f) => String(f.Properties.FunctionName).startsWith('asof-test-'));
+    const withLayer = functions.filter((f) => f.Properties.Layers).map((f) => f.Properties.FunctionName);
+    expect(withLayer).toEqual(['asof-test-caselaw-citations']);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'asof-test-caselaw-citations',
+      Environment: { Variables: Match.objectLike({ REPORTERS_DB_DIR: '/opt/reporters-db' }) },
+    });
   });
 });

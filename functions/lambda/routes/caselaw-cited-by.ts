@@ -1,4 +1,5 @@
-import { routeById } from '#http/routes.ts';
+import { caselawCitedBy } from '#http/routes/caselaw.ts';
+import { caseLawStore } from '../adapters/aurora.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('caselaw-cited-by'));
+export const handler = routeLambda(caselawCitedBy, { caselaw: caseLawStore });

@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { healthCorpus } from '#http/routes/ops.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('health-corpus'));
+export const handler = routeLambda(healthCorpus);

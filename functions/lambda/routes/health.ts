@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { health } from '#http/routes/ops.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('health'));
+export const handler = routeLambda(health);

@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { lawFormat } from '#http/routes/formats.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('law-format'));
+export const handler = routeLambda(lawFormat);

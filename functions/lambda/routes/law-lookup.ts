@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { lawLookup } from '#http/routes/law.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('law-lookup'));
+export const handler = routeLambda(lawLookup);

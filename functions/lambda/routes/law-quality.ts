@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { lawQuality } from '#http/routes/ops.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('law-quality'));
+export const handler = routeLambda(lawQuality);

@@ -1,4 +1,5 @@
-import { routeById } from '#http/routes.ts';
+import { lawSearch } from '#http/routes/law.ts';
+import { openSearchIndex } from '../adapters/opensearch.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('law-search'));
+export const handler = routeLambda(lawSearch, { search: openSearchIndex });

@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { lawText } from '#http/routes/law.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('law-text'));
+export const handler = routeLambda(lawText);

@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { openapiJson } from '#http/routes/spec.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('openapi-json'));
+export const handler = routeLambda(openapiJson);

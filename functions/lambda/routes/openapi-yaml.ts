@@ -1,4 +1,4 @@
-import { routeById } from '#http/routes.ts';
+import { openapiYaml } from '#http/routes/spec.ts';
 import { routeLambda } from '../route-entry.ts';
 
-export const handler = routeLambda(routeById('openapi-yaml'));
+export const handler = routeLambda(openapiYaml);

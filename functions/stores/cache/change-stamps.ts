@@ -74,3 +74,19 @@ export class WriteTracker implements ChangeStamps {
     }
   }
 }
+
+/**
+ * Stamps for stores written by other processes that this one cannot observe (DynamoDB, from a Lambda function): the
+ * stamp moves every `windowMs`, so a value is answered from memory for at most that long after it was read. Only for
+ * data that changes rarely and where a short delay is harmless (the filing-format records, changed by an ingest).
+ */
+export class TimeWindowStamps implements ChangeStamps {
+  constructor(
+    private readonly windowMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  stamp(): number {
+    return Math.floor(this.clock() / this.windowMs);
+  }
+}

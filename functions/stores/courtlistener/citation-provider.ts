@@ -5,7 +5,7 @@
  * per minute, or with Retry-After from the general API throttle. Anything else, a timeout, or a body that is not
  * that shape is "unavailable": the caller's request goes on without it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CitationProvider, ProviderAnswer, ProviderMatch } from '#caselaw/fallback.ts';
 import type { ClusterRecord } from '#caselaw/ports.ts';
 import { leadingDate } from '#shared/dates.ts';
@@ -13,7 +13,8 @@ import { leadingDate } from '#shared/dates.ts';
 export interface CourtListenerProviderOptions {
   /** `https://www.courtlistener.com` in production. */
   baseUrl: string;
-  token: string;
+  /** The API token, or how to read it once (in AWS, from Secrets Manager on first use). */
+  token: string | (() => Promise<string>);
   timeoutMs?: number;
 }
 
@@ -77,9 +78,21 @@ function retryAtOf(res: Response, body: unknown): Date | null {
 
 export class CourtListenerCitationProvider implements CitationProvider {
   private readonly url: string;
+  private token: Promise<string> | null = null;
 
   constructor(private readonly options: CourtListenerProviderOptions) {
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/api/rest/v4/citation-lookup/`;
+  }
+
+  /** The token, read once; a failed read is retried on the next call rather than remembered. */
+  private readToken(): Promise<string> {
+    const { token } = this.options;
+    if (typeof token === 'string') return Promise.resolve(token);
+    this.token ??= token().catch((err: unknown) => {
+      this.token = null;
+      throw err;
+    });
+    return this.token;
   }
 
   async lookup(citations: ReadonlyArray<{ volume: string; reporter: string; page: string }>): Promise<ProviderAnswer> {
@@ -87,9 +100,10 @@ export class CourtListenerCitationProvider implements CitationProvider {
     let res: Response;
     let body: unknown;
     try {
+      const token = await this.readToken();
       res = await fetch(this.url, {
         method: 'POST',
-        headers: { authorization: `Token ${this.options.token}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { authorization: `Token ${token}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ text }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 4_000),
       });

@@ -1,0 +1,24 @@
+/** The filing-format registry. */
+import { handleFormat } from '../handlers/formats.ts';
+import { defineRoute } from '../route.ts';
+import { FormatInputSchema, FormatResponseSchema } from '../schemas-formats.ts';
+import { lookupScope } from './access.ts';
+
+export const lawFormat = defineRoute({
+  id: 'law-format',
+  methods: ['GET', 'POST'],
+  path: '/law/format',
+  stores: ['formats', 'versions'],
+  auth: lookupScope,
+  units: 1,
+  input: FormatInputSchema,
+  fieldCodes: { level: 'bad_level' },
+  tag: 'formats',
+  summary: 'Court filing formats, each value tied to the rule text it was read from',
+  description:
+    'Records for a jurisdiction, highest court first; filter by `level` or by `court` (CourtListener court id). A record is a reading of the rules, ' +
+    'not the rules: `stale` says when a cited rule in force today no longer matches the version the record was read from.',
+  responses: { 200: { description: 'filing-format records', schema: FormatResponseSchema } },
+  errors: ['missing_fields', 'bad_level', 'not_carried', 'statutes_unavailable'],
+  handle: handleFormat,
+});

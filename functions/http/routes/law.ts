@@ -1,0 +1,56 @@
+/** The law: a section version in force on a date, its quotable text, and search over the law in force. */
+import { handleLookup, handleSearch, handleText } from '../handlers/law.ts';
+import { defineRoute } from '../route.ts';
+import { LookupInputSchema, LookupResponseSchema, SearchInputSchema, SearchResponseSchema, TextResponseSchema } from '../schemas.ts';
+import { lookupFieldCodes, lookupScope } from './access.ts';
+
+export const lawLookup = defineRoute({
+  id: 'law-lookup',
+  methods: ['GET', 'POST'],
+  path: '/law/lookup',
+  stores: ['versions', 'formats'],
+  auth: lookupScope,
+  units: 1,
+  input: LookupInputSchema,
+  fieldCodes: lookupFieldCodes,
+  tag: 'law',
+  summary: 'The version of a section in force on a date',
+  description:
+    'Never a nearest guess: when nothing under that key was in force on the date, the answer is 404 no_edition_on_file with didYouMean.',
+  responses: { 200: { description: 'the section version in force', schema: LookupResponseSchema } },
+  errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'not_carried', 'no_edition_on_file', 'statutes_unavailable'],
+  handle: handleLookup,
+});
+
+export const lawText = defineRoute({
+  id: 'law-text',
+  methods: ['GET', 'POST'],
+  path: '/law/text',
+  stores: ['versions'],
+  auth: lookupScope,
+  units: 1,
+  input: LookupInputSchema,
+  fieldCodes: lookupFieldCodes,
+  tag: 'law',
+  summary: 'The quotable parts of the section version in force on a date',
+  responses: { 200: { description: 'text result', schema: TextResponseSchema } },
+  errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'not_carried', 'no_edition_on_file', 'statutes_unavailable'],
+  handle: handleText,
+});
+
+export const lawSearch = defineRoute({
+  id: 'law-search',
+  methods: ['GET', 'POST'],
+  path: '/law/search',
+  stores: ['search', 'versions'],
+  auth: lookupScope,
+  units: 1,
+  input: SearchInputSchema,
+  fieldCodes: { asOf: 'bad_as_of', corpus: 'bad_corpus', limit: 'bad_limit', q: 'missing_fields' },
+  tag: 'law',
+  summary: 'Ranked lexical search over the law in force on a date',
+  description: 'Every term must match (AND). Natural-language questions must be turned into keywords.',
+  responses: { 200: { description: 'ranked hits', schema: SearchResponseSchema } },
+  errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'bad_limit', 'not_carried', 'statutes_unavailable'],
+  handle: handleSearch,
+});

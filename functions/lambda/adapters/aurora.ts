@@ -1,0 +1,29 @@
+import { Signer } from '@aws-sdk/rds-signer';
+import pg from 'pg';
+import { PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
+import { poolClient } from '#stores/postgres/sql-client.ts';
+import { ENV, regionOf, type LambdaEnv } from '../env.ts';
+
+export const DEFAULT_CASELAW_USER = 'asof_api';
+export const DEFAULT_CASELAW_DATABASE = 'asof';
+
+/** pg to Aurora through RDS Proxy with IAM authentication: a fresh token per new connection, no password held. */
+export function caseLawStore(env: LambdaEnv): PostgresCaseLawStore | null {
+  const host = env[ENV.caseLawHost];
+  if (!host) return null;
+  const port = Number(env[ENV.caseLawPort] ?? 5432);
+  const user = env[ENV.caseLawUser] ?? DEFAULT_CASELAW_USER;
+  const signer = new Signer({ hostname: host, port, username: user, region: regionOf(env) });
+  const pool = new pg.Pool({
+    host,
+    port,
+    user,
+    database: env[ENV.caseLawDatabase] ?? DEFAULT_CASELAW_DATABASE,
+    password: () => signer.getAuthToken(),
+    ssl: { rejectUnauthorized: true },
+    max: 2,
+    idleTimeoutMillis: 60_000,
+    connectionTimeoutMillis: 3_000,
+  });
+  return new PostgresCaseLawStore(poolClient(pool, { store: 'caselaw' }));
+}

@@ -1,0 +1,30 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { NO_FALLBACK, type FallbackConfig } from '#runtime/services.ts';
+import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
+import { ENV, regionOf, type LambdaEnv } from '../env.ts';
+
+const positive = (raw: string | undefined, fallback: number): number => {
+  const n = Number(raw);
+  return raw && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+};
+
+/**
+ * The CourtListener fallback on the shared token, kept in Secrets Manager and read on first use (a read that fails
+ * makes that call's fallback `unavailable`, never the call). No secret bound: no fallback.
+ */
+export function courtListenerFallback(env: LambdaEnv): FallbackConfig {
+  const secretId = env[ENV.courtListenerSecret];
+  if (!secretId) return NO_FALLBACK;
+  const secrets = new SecretsManagerClient({ region: regionOf(env) });
+  const token = async () => {
+    const out = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
+    const value = out.SecretString?.trim();
+    if (!value) throw new Error(`the secret ${secretId} holds no token`);
+    return value;
+  };
+  return {
+    provider: new CourtListenerCitationProvider({ baseUrl: env[ENV.courtListenerBaseUrl] || 'https://www.courtlistener.com', token }),
+    dailyRequests: positive(env[ENV.fallbackDailyRequests], 5_000),
+    perRequestCap: positive(env[ENV.fallbackPerRequest], 60),
+  };
+}

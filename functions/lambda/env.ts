@@ -1,0 +1,42 @@
+import type { TableKind } from '#stores/dynamodb/tables.ts';
+
+/**
+ * The environment a deployed function is configured by. The CDK constructs (lib/) write these names and the wiring
+ * here reads them, from this one list, so the two cannot drift: a store whose variable is not set is not wired, and
+ * the function was granted nothing on it either.
+ */
+export const TABLE_ENV: Record<TableKind, string> = {
+  versions: 'ASOF_VERSIONS_TABLE',
+  accounts: 'ASOF_ACCOUNTS_TABLE',
+  meters: 'ASOF_METERS_TABLE',
+  ops: 'ASOF_OPS_TABLE',
+};
+
+export const ENV = {
+  /** Where permalinks point, and the API's public base (…/v1). */
+  siteUrl: 'ASOF_SITE_URL',
+  baseUrl: 'ASOF_BASE_URL',
+  /** https://… of the OpenSearch domain; requests are SigV4-signed with the function's role. */
+  searchUrl: 'ASOF_SEARCH_URL',
+  searchIndex: 'ASOF_SEARCH_INDEX',
+  /** The RDS Proxy in front of Aurora (IAM authentication, TLS), the database user and database. */
+  caseLawHost: 'ASOF_CASELAW_HOST',
+  caseLawPort: 'ASOF_CASELAW_PORT',
+  caseLawUser: 'ASOF_CASELAW_USER',
+  caseLawDatabase: 'ASOF_CASELAW_DATABASE',
+  /** Secrets Manager id of the CourtListener API token (the case-law fallback); unset = no fallback. */
+  courtListenerSecret: 'ASOF_COURTLISTENER_SECRET',
+  courtListenerBaseUrl: 'ASOF_COURTLISTENER_BASE_URL',
+  fallbackDailyRequests: 'ASOF_FALLBACK_DAILY_REQUESTS',
+  fallbackPerRequest: 'ASOF_FALLBACK_PER_REQUEST',
+} as const;
+
+export type LambdaEnv = Readonly<Record<string, string | undefined>>;
+
+export const regionOf = (env: LambdaEnv): string => env.AWS_REGION ?? 'us-east-1';
+
+export function required(env: LambdaEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set in the function's environment`);
+  return value;
+}

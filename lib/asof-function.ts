@@ -1,0 +1,93 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Architecture, Code, LayerVersion, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { fileURLToPath } from 'node:url';
+import type { Access, FunctionNetwork, StoreBinding } from './store-binding.ts';
+
+export interface AsofFunctionProps {
+  /** The entry file below functions/lambda/, e.g. `routes/law-lookup.ts`. */
+  entry: string;
+  functionName: string;
+  /** Environment beyond what bindings set. Default: none. */
+  environment?: Record<string, string>;
+  /** Default: 1024 MB. */
+  memorySize?: number;
+  /** Default: 10 s. */
+  timeout?: Duration;
+  /** Default: one week. */
+  logRetention?: RetentionDays;
+  /** The VPC placement a binding needs; default: none (outside any VPC). */
+  network?: FunctionNetwork;
+  /** Layers (shared data files); default: none. */
+  layers?: ILayerVersion[];
+  description?: string;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Every function of the service, endpoint or job: Node.js 22 on ARM64, an esbuild ESM bundle with the AWS SDK inside,
+ * source maps, X-Ray, an explicit log group. Stores are given with `bind`, which sets environment, grant and network
+ * together.
+ */
+export class AsofFunction extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: AsofFunctionProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_WEEK, removalPolicy: RemovalPolicy.DESTROY });
+    this.fn = new NodejsFunction(this, 'Function', {
+      functionName: props.functionName,
+      ...(props.description && { description: props.description }),
+      entry: `${ROOT}functions/lambda/${props.entry}`,
+      projectRoot: ROOT,
+      depsLockFilePath: `${ROOT}package-lock.json`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      ...(props.layers && { layers: props.layers }),
+      ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
+      environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        // The SDK is bundled (pinned with the code, tree-shaken), not taken from the runtime.
+        externalModules: [],
+        mainFields: ['module', 'main'],
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
+    });
+  }
+
+  /** Gives the function a store: its environment, its grant, its network path (see StoreBinding). */
+  bind(store: StoreBinding, access: Access): this {
+    store.bind(this, access);
+    return this;
+  }
+
+  addEnvironment(name: string, value: string): this {
+    this.fn.addEnvironment(name, value);
+    return this;
+  }
+}
+
+/** reporters-db as a layer at /opt/reporters-db (the citation extractor reads it from REPORTERS_DB_DIR). */
+export function reportersDbLayer(scope: Construct, id: string): LayerVersion {
+  return new LayerVersion(scope, id, {
+    // With its licence and provenance note: the BSD licence travels with the data.
+    code: Code.fromAsset(`${ROOT}layers`),
+    compatibleRuntimes: [Runtime.NODEJS_22_X],
+    compatibleArchitectures: [Architecture.ARM_64],
+    description: 'reporters-db (Free Law Project, BSD-2-Clause): the tables the citation extractor walks',
+  });
+}
+
+export const REPORTERS_DB_DIR = '/opt/reporters-db';
