@@ -22,5 +22,7 @@ new ApiStack(app, `${config.prefix}-api`, {
   memorySize: config.functionMemoryMb,
   timeoutSeconds: config.functionTimeoutSeconds,
   logRetention: LOG_RETENTION[config.logRetentionDays],
+  alarmEmail: config.alarmEmail,
+  alarmThresholds: config.alarmThresholds,
   ...env,
 });

@@ -1,3 +1,5 @@
+import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
+
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
 export interface StageConfig {
   /** Resource name prefix, e.g. asof-dev. */
@@ -15,6 +17,10 @@ export interface StageConfig {
   functionTimeoutSeconds: number;
   /** Days CloudWatch keeps function logs. */
   logRetentionDays: 7 | 30 | 90 | 365;
+  /** Where the stage's alarms are e-mailed (the address confirms the SNS subscription once); undefined = no e-mail. */
+  alarmEmail?: string;
+  /** Alarm thresholds differing from the defaults in lib/alarm-thresholds.ts. */
+  alarmThresholds?: Partial<AlarmThresholds>;
 }
 
 export const STAGES: Record<string, StageConfig> = {
@@ -26,6 +32,8 @@ export const STAGES: Record<string, StageConfig> = {
     functionMemoryMb: 1024,
     functionTimeoutSeconds: 10,
     logRetentionDays: 7,
+    // Dev pages nobody and tolerates a slower p99 (small capacity, frequent cold starts).
+    alarmThresholds: { p99LatencyMs: 2000 },
   },
   prod: {
     prefix: 'asof-prod',
@@ -35,5 +43,6 @@ export const STAGES: Record<string, StageConfig> = {
     functionMemoryMb: 1769,
     functionTimeoutSeconds: 10,
     logRetentionDays: 90,
+    alarmEmail: 'ops@asof.example',
   },
 };

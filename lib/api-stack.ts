@@ -4,7 +4,9 @@ import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
 import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
+import type { AlarmThresholds } from './alarm-thresholds.ts';
 import { LawApi } from './law-api.ts';
+import { Operations } from './operations.ts';
 import type { StageBindings } from './store-binding.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -17,11 +19,16 @@ export interface ApiStackProps extends StackProps {
   memorySize: number;
   timeoutSeconds: number;
   logRetention: RetentionDays;
+  /** Where the stage's alarms are e-mailed. Default: no subscription. */
+  alarmEmail?: string;
+  /** Overrides of the alarms' default thresholds (lib/alarm-thresholds.ts). Default: none. */
+  alarmThresholds?: Partial<AlarmThresholds>;
 }
 
 /** The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its route uses. */
 export class ApiStack extends Stack {
   readonly lawApi: LawApi;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -34,6 +41,15 @@ export class ApiStack extends Stack {
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
+    });
+    // Alarms and the dashboard over what this stack holds; the jobs, the stores and the WAF join through Operations'
+    // optional props (jobFunctions, jobDeadLetterQueues, database, search, webAcl) when the stage has them.
+    this.operations = new Operations(this, 'Operations', {
+      prefix: props.prefix,
+      apiStage: this.lawApi.api.deploymentStage,
+      routeFunctions: new Map([...this.lawApi.functions].map(([routeId, f]) => [routeId, f.fn])),
+      alarmEmail: props.alarmEmail,
+      thresholds: props.alarmThresholds,
     });
   }
 }
