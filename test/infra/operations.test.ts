@@ -10,11 +10,15 @@ import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Code, Function as LambdaFunction, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Domain, EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { AuroraPostgresEngineVersion, ClusterInstance, DatabaseCluster, DatabaseClusterEngine, type DatabaseProxy } from 'aws-cdk-lib/aws-rds';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { ROUTES as ROUTE_TABLE } from '#http/routes.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ALARM_THRESHOLDS } from '../../lib/alarm-thresholds.ts';
+import { ApiStack } from '../../lib/api-stack.ts';
 import { Operations, type OperationsProps } from '../../lib/operations.ts';
 import { countSum } from '../../lib/stage-alarms.ts';
+import { StatefulStack } from '../../lib/stateful-stack.ts';
 
 type Json = any;
 type Resources = Record<string, { Type: string; Properties: Json }>;
@@ -590,5 +594,38 @@ describe('the dashboard', () => {
       expect(text, part).toContain(part);
     }
     for (const f of full.jobs.values()) expect(text).toContain(tokenOf(full.stack, f.functionName));
+  });
+});
+
+describe('composed into the API stack', () => {
+  it('watches every route function of the route table, with the stage\'s e-mail and thresholds', () => {
+    // Prepare
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stateful = new StatefulStack(app, 'compose-stateful', { prefix: 'asof-test' });
+
+    // Act
+    const api = new ApiStack(app, 'compose-api', {
+      prefix: 'asof-test',
+      bindings: stateful.tables,
+      siteUrl: 'https://asof.test',
+      baseUrl: 'https://asof.test/v1',
+      memorySize: 1024,
+      timeoutSeconds: 10,
+      logRetention: RetentionDays.ONE_WEEK,
+      alarmEmail: 'ops@asof.test',
+      alarmThresholds: { p99LatencyMs: 2000 },
+    });
+
+    // Assess
+    const t = Template.fromStack(api);
+    const alarms = alarmsByName(t);
+    for (const route of ROUTE_TABLE) {
+      const errors = shape(alarms.get(`asof-test-route-${route.id}-errors`));
+      expect(errors.metrics.errors!.dimensions.FunctionName, route.id).toEqual(api.resolve(api.lawApi.functions.get(route.id)!.fn.functionName));
+    }
+    expect(alarms.get('asof-test-api-p99-latency').Threshold).toBe(2000);
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@asof.test' });
+    const body = JSON.stringify(dashboardBody(t));
+    for (const f of api.lawApi.functions.values()) expect(body).toContain(tokenOf(api, f.fn.functionName));
   });
 });
