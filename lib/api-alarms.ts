@@ -5,7 +5,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
 import { FIVE_MINUTES, ROUTE_METRIC, routeMetric } from './asof-metrics.ts';
-import { countSum, type StageAlarms } from './stage-alarms.ts';
+import { MAX_METRICS_PER_ALARM, countSum, type StageAlarms } from './stage-alarms.ts';
 
 /** A WAF web ACL as its CloudWatch metrics name it. */
 export interface WebAclMetrics {
@@ -24,9 +24,6 @@ export interface ApiAlarmsProps {
   /** Default: none (no WAF alarm). */
   webAcl?: WebAclMetrics;
 }
-
-/** An alarm's metric math may reference at most 10 metrics (a hard CloudWatch limit). */
-const METRICS_PER_ALARM = 10;
 
 /** The alarms on what callers see: the API's 5xx rate and p99 latency, the route functions' errors and throttles, the WAF's blocks. */
 export class ApiAlarms extends Construct {
@@ -76,7 +73,7 @@ export class ApiAlarms extends Construct {
     const routes = [...props.routeFunctions];
     // "Throttles summed over the route functions > 0", in groups of at most 10 functions: counts are never negative, so
     // the sum is above 0 exactly when one group's sum is.
-    const groups = chunk(routes, METRICS_PER_ALARM);
+    const groups = chunk(routes, MAX_METRICS_PER_ALARM);
     groups.forEach((group, i) => {
       const suffix = groups.length > 1 ? `-${i + 1}` : '';
       alarms.metricAlarm(this, `RouteThrottles${suffix}`, {

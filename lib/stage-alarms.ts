@@ -83,12 +83,15 @@ export class StageAlarms {
   }
 }
 
+/** An alarm's metric math may reference at most 10 metrics (a hard CloudWatch limit). */
+export const MAX_METRICS_PER_ALARM = 10;
+
 /**
  * The sum of some counts per period, a missing datapoint counting 0 (a series with no datapoint in a period would
- * otherwise leave the sum without one). An alarm may reference at most 10 metrics.
+ * otherwise leave the sum without one).
  */
 export function countSum(counts: Record<string, IMetric>, label: string, period = FIVE_MINUTES): MathExpression {
   const ids = Object.keys(counts);
-  if (ids.length === 0 || ids.length > 10) throw new Error(`countSum: ${ids.length} metrics (an alarm takes 1 to 10)`);
+  if (ids.length === 0 || ids.length > MAX_METRICS_PER_ALARM) throw new Error(`countSum: ${ids.length} metrics (an alarm takes 1 to ${MAX_METRICS_PER_ALARM})`);
   return new MathExpression({ expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '), usingMetrics: counts, label, period });
 }
