@@ -1,3 +1,5 @@
+import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
+
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
 export interface StageConfig {
   /** Resource name prefix, e.g. asof-dev. */
@@ -15,6 +17,13 @@ export interface StageConfig {
   functionTimeoutSeconds: number;
   /** Days CloudWatch keeps function logs. */
   logRetentionDays: 7 | 30 | 90 | 365;
+  /**
+   * Ingest runs on EventBridge Scheduler: a name, an expression and the event naming files in the sources bucket, e.g.
+   * `{ name: 'usc', schedule: 'cron(0 7 ? * MON *)', event: { kind: 'uslm', files: ['uslm/usc01.xml'] } }`.
+   */
+  ingestSchedules: IngestSchedule[];
+  /** The ingest function's memory (MB). */
+  ingestMemoryMb: number;
 }
 
 export const STAGES: Record<string, StageConfig> = {
@@ -26,6 +35,8 @@ export const STAGES: Record<string, StageConfig> = {
     functionMemoryMb: 1024,
     functionTimeoutSeconds: 10,
     logRetentionDays: 7,
+    ingestSchedules: [],
+    ingestMemoryMb: 3008,
   },
   prod: {
     prefix: 'asof-prod',
@@ -35,5 +46,7 @@ export const STAGES: Record<string, StageConfig> = {
     functionMemoryMb: 1769,
     functionTimeoutSeconds: 10,
     logRetentionDays: 90,
+    ingestSchedules: [],
+    ingestMemoryMb: 3008,
   },
 };
