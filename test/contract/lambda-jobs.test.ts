@@ -321,6 +321,7 @@ describe('the metrics the alarms read', () => {
   it.each<[JobName, () => Promise<unknown>]>([
     ['probe', () => probeHandler({ search: searchFromPglite })({}, context('dims-probe'))],
     ['coverage', () => coverageHandler({})({}, context('dims-coverage'))],
+    ['audit', () => auditHandler({ search: searchFromPglite })({}, context('dims-audit'))],
     ['ingest', () => ingestHandler({ search: searchFromPglite, sources: sampleFiles })(SAMPLE_EVENTS[2]!, context('dims-ingest'))],
   ])('are emitted by %s in the asof namespace with exactly the exported dimensions', async (job, run) => {
     await run();
