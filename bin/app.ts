@@ -2,6 +2,7 @@
 import { App } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ApiStack } from '../lib/api-stack.ts';
+import { JobsStack } from '../lib/jobs-stack.ts';
 import { StatefulStack } from '../lib/stateful-stack.ts';
 import { STAGES } from './stages.ts';
 
@@ -24,5 +25,13 @@ new ApiStack(app, `${config.prefix}-api`, {
   logRetention: LOG_RETENTION[config.logRetentionDays],
   alarmEmail: config.alarmEmail,
   alarmThresholds: config.alarmThresholds,
+  ...env,
+});
+new JobsStack(app, `${config.prefix}-jobs`, {
+  prefix: config.prefix,
+  bindings: stateful.tables,
+  ingestSchedules: config.ingestSchedules,
+  ingestMemoryMb: config.ingestMemoryMb,
+  logRetention: LOG_RETENTION[config.logRetentionDays],
   ...env,
 });

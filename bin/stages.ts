@@ -1,4 +1,5 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
+import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
 export interface StageConfig {
@@ -21,6 +22,13 @@ export interface StageConfig {
   alarmEmail?: string;
   /** Alarm thresholds differing from the defaults in lib/alarm-thresholds.ts. */
   alarmThresholds?: Partial<AlarmThresholds>;
+  /**
+   * Ingest runs on EventBridge Scheduler: a name, an expression and the event naming files in the sources bucket, e.g.
+   * `{ name: 'usc', schedule: 'cron(0 7 ? * MON *)', event: { kind: 'uslm', files: ['uslm/usc01.xml'] } }`.
+   */
+  ingestSchedules: IngestSchedule[];
+  /** The ingest function's memory (MB). */
+  ingestMemoryMb: number;
 }
 
 export const STAGES: Record<string, StageConfig> = {
@@ -34,6 +42,8 @@ export const STAGES: Record<string, StageConfig> = {
     logRetentionDays: 7,
     // Dev pages nobody and tolerates a slower p99 (small capacity, frequent cold starts).
     alarmThresholds: { p99LatencyMs: 2000 },
+    ingestSchedules: [],
+    ingestMemoryMb: 3008,
   },
   prod: {
     prefix: 'asof-prod',
@@ -44,5 +54,7 @@ export const STAGES: Record<string, StageConfig> = {
     functionTimeoutSeconds: 10,
     logRetentionDays: 90,
     alarmEmail: 'ops@asof.example',
+    ingestSchedules: [],
+    ingestMemoryMb: 3008,
   },
 };

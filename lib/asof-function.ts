@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import { Architecture, Code, LayerVersion, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -22,6 +22,8 @@ export interface AsofFunctionProps {
   network?: FunctionNetwork;
   /** Layers (shared data files); default: none. */
   layers?: ILayerVersion[];
+  /** The function's /tmp (MB); default: Lambda's 512 MB. */
+  ephemeralStorageMb?: number;
   description?: string;
 }
 
@@ -52,6 +54,7 @@ export class AsofFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup,
       ...(props.layers && { layers: props.layers }),
+      ...(props.ephemeralStorageMb && { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) }),
       ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
       environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
       bundling: {

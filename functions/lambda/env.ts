@@ -29,6 +29,8 @@ export const ENV = {
   courtListenerBaseUrl: 'ASOF_COURTLISTENER_BASE_URL',
   fallbackDailyRequests: 'ASOF_FALLBACK_DAILY_REQUESTS',
   fallbackPerRequest: 'ASOF_FALLBACK_PER_REQUEST',
+  /** The S3 bucket the ingest job reads its source files from (the event names keys in it). */
+  sourcesBucket: 'ASOF_SOURCES_BUCKET',
 } as const;
 
 export type LambdaEnv = Readonly<Record<string, string | undefined>>;

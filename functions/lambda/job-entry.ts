@@ -6,7 +6,8 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { METRICS_NAMESPACE } from './route-entry.ts';
+import { JOB_METRICS } from './jobs/metrics.ts';
+import { METRICS_NAMESPACE } from './metrics.ts';
 
 export interface JobContext {
   logger: Logger;
@@ -14,22 +15,41 @@ export interface JobContext {
 }
 
 /**
+ * An event the job can never run as given (malformed, or naming sources that do not exist). Retrying it cannot help,
+ * so the job counts it as failed, logs why and returns instead of throwing: a scheduled job is invoked asynchronously,
+ * and Lambda retries an invocation that throws.
+ */
+export class JobRefusedError extends Error {
+  override readonly name = 'JobRefusedError';
+}
+
+export interface JobRefusal {
+  refused: string;
+}
+
+/**
  * A scheduled or deploy-time job as a Lambda function: Powertools logger, metrics (dimension `job`) and tracer, a
- * `JobSucceeded` or `JobFailed` count, the result logged. A failure is rethrown, so that Lambda counts it in Errors, the
- * scheduler retries it and the alarms see it.
+ * `JobSucceeded` or `JobFailed` count, the result logged. A failure is rethrown, so that Lambda counts it in Errors, retries it
+ * (the scheduler invokes asynchronously) and the alarms see it; a refused event (JobRefusedError) is counted and
+ * returned, never retried.
  */
 export function jobLambda<E, R>(job: string, run: (event: E, ctx: JobContext) => Promise<R>) {
   const logger = new Logger({ serviceName: 'asof', persistentKeys: { job } });
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'asof', defaultDimensions: { job } });
   const tracer = new Tracer({ serviceName: 'asof' });
-  return middy(async (event: E, _context: Context): Promise<R> => {
+  return middy(async (event: E, _context: Context): Promise<R | JobRefusal> => {
     try {
       const result = await run(event, { logger, metrics });
-      metrics.addMetric('JobSucceeded', MetricUnit.Count, 1);
+      metrics.addMetric(JOB_METRICS.succeeded, MetricUnit.Count, 1);
       logger.info('job finished', { result: result as never });
       return result;
     } catch (err) {
-      metrics.addMetric('JobFailed', MetricUnit.Count, 1);
+      metrics.addMetric(JOB_METRICS.failed, MetricUnit.Count, 1);
+      if (err instanceof JobRefusedError) {
+        metrics.addMetric(JOB_METRICS.refused, MetricUnit.Count, 1);
+        logger.error('job refused its event; it will not be retried', { reason: err.message });
+        return { refused: err.message };
+      }
       logger.error('job failed', err as Error);
       throw err;
     }

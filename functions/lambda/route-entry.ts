@@ -8,9 +8,10 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { createRouteHandler } from '#http/handler.ts';
 import type { Route } from '#http/route.ts';
+import { METRICS_NAMESPACE } from './metrics.ts';
 import { lambdaServices, type LambdaAdapters } from './services.ts';
 
-export const METRICS_NAMESPACE = 'asof';
+export { METRICS_NAMESPACE };
 
 /**
  * A route as a Lambda function: the same middleware chain as the local server (createRouteHandler), wrapped in the

@@ -1,0 +1,3 @@
+import { coverageHandler } from './coverage-job.ts';
+
+export const handler = coverageHandler({});

@@ -1,0 +1,83 @@
+import { posix } from 'node:path';
+import * as z from 'zod';
+import type { IngestRequest, RuleSetId } from '#ingest/jobs.ts';
+import { TEMPORAL_BASES } from '#law/model.ts';
+import { isCalendarDate } from '#shared/dates.ts';
+import { JobRefusedError } from '../job-entry.ts';
+import type { SourceFiles } from './source-files.ts';
+
+/** A key or folder in the sources bucket; a trailing slash is dropped (`rules/frap/` = `rules/frap`). */
+const sourceName = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((n) => !n.startsWith('/') && !n.includes('\\') && !n.split('/').some((part) => part === '.' || part === '..'), {
+    message: 'must be a key or folder in the sources bucket: relative, with no "." or ".." parts',
+  })
+  .transform((n) => n.replace(/\/+$/, ''))
+  .refine((n) => n !== '', { message: 'must name a key or folder, not the whole bucket' });
+const calendarDate = z.string().refine(isCalendarDate, { message: 'must be a calendar date written YYYY-MM-DD' });
+const retrievedAt = z.iso.datetime({ offset: true });
+const RULE_SETS = ['frap', 'sup-ct', 'ndrappp'] as const satisfies readonly RuleSetId[];
+
+/**
+ * The ingest job's event: what `asof ingest` is told, with names in the sources bucket for paths. The same kinds and
+ * options as the CLI (functions/ingest/jobs.ts IngestRequest); as there, `retrievedAt` defaults to the ingest's time.
+ */
+export const ingestEventSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('uslm'),
+    /** USLM XML files, one title at one release point each. */
+    files: z.array(sourceName).min(1),
+    date: calendarDate.optional(),
+    label: z.string().min(1).optional(),
+    retrievedAt: retrievedAt.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('dc-code'),
+    /** The manifest; its folder is fetched with it, since the manifest names its files relative to itself. */
+    manifest: sourceName.refine((n) => n.includes('/'), { message: 'must sit in a folder with the files it names, e.g. dc-code/manifest.csv' }),
+    retrievedAt: retrievedAt.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('rules'),
+    set: z.enum(RULE_SETS).optional(),
+    /** Markdown files of rules, or folders of them. */
+    paths: z.array(sourceName).min(1),
+    date: calendarDate.optional(),
+    label: z.string().min(1).optional(),
+    retrievedAt: retrievedAt.optional(),
+    temporalBasis: z.enum(TEMPORAL_BASES).optional(),
+  }),
+]);
+
+/** An ingest event as written (a schedule's input, a manual invocation). */
+export type IngestJobEvent = z.input<typeof ingestEventSchema>;
+type ParsedIngestEvent = z.output<typeof ingestEventSchema>;
+
+/** The event, checked; a bad one is refused with every problem named (JobRefusedError: it is not retried). */
+export function parseIngestEvent(event: unknown): ParsedIngestEvent {
+  const parsed = ingestEventSchema.safeParse(event);
+  if (!parsed.success) throw new JobRefusedError(`ingest event refused:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The ingest the event asks for, on local copies of the files it names. */
+export async function localIngestRequest(event: ParsedIngestEvent, files: SourceFiles): Promise<IngestRequest> {
+  // One name after the other: a folder is replaced as a whole when fetched, so names must not race on a shared part.
+  const local = async (names: readonly string[]) => {
+    const paths: string[] = [];
+    for (const name of names) paths.push(await files.localPath(name));
+    return paths;
+  };
+  switch (event.kind) {
+    case 'uslm':
+      return { ...event, files: await local(event.files) };
+    case 'dc-code': {
+      const [, manifest] = await local([posix.dirname(event.manifest), event.manifest]);
+      return { ...event, manifest: manifest! };
+    }
+    case 'rules':
+      return { ...event, paths: await local(event.paths) };
+  }
+}

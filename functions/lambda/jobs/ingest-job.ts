@@ -1,0 +1,63 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { loadFormatRecords } from '#formats/registry.ts';
+import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import type { IngestReport } from '#ingest/engine.ts';
+import { runIngest } from '#ingest/jobs.ts';
+import { ENV } from '../env.ts';
+import { JobRefusedError, jobLambda, type JobContext } from '../job-entry.ts';
+import { localIngestRequest, parseIngestEvent } from './ingest-event.ts';
+import { jobStores, type JobOptions } from './job-stores.ts';
+import { JOB_METRICS } from './metrics.ts';
+import { SourceNotFoundError } from './source-files.ts';
+
+/**
+ * An ingest run: the event names the source kind and the files in the sources bucket (ingest-event.ts); they are
+ * fetched to local files, ingested with the same engine as `asof ingest` (which marks coverage for refresh), and
+ * the bundled format records are validated against the new corpus and stored, as the local runtime does after an
+ * ingest. IngestSucceeded or IngestFailed is counted on every run, a refused event included.
+ */
+export function ingestHandler(options: JobOptions) {
+  const stores = jobStores(options);
+  const sources = options.sources?.(options.env ?? process.env) ?? null;
+
+  async function ingest(event: unknown, { logger, metrics }: JobContext) {
+    const parsed = parseIngestEvent(event);
+    if (!sources) throw new Error(`no sources bucket is bound to this function (${ENV.sourcesBucket} is not set)`);
+    try {
+      const request = await localIngestRequest(parsed, sources).catch((err: unknown) => {
+        throw err instanceof SourceNotFoundError ? new JobRefusedError(`ingest event refused: ${err.message}`) : err;
+      });
+      const reports = await runIngest(stores, request, (line) => logger.info(line));
+      const formats = await loadFormatRecords(stores, BUNDLED_RECORD_FILES);
+      for (const p of formats.refused) logger.warn('format record refused', { file: p.file, field: p.field, problem: p.message });
+      const sum = (of: (r: IngestReport) => number) => reports.reduce((n, r) => n + of(r), 0);
+      const counts = {
+        [JOB_METRICS.ingestEditions]: reports.length,
+        [JOB_METRICS.ingestDocuments]: sum((r) => r.documents),
+        [JOB_METRICS.ingestChangedKeys]: sum((r) => r.changedKeys),
+        [JOB_METRICS.ingestVersionsWritten]: sum((r) => r.writes.put),
+        [JOB_METRICS.formatRecordsRefused]: formats.refused.length,
+      };
+      for (const [name, value] of Object.entries(counts)) metrics.addMetric(name, MetricUnit.Count, value);
+      return {
+        kind: parsed.kind,
+        from: sources.origin,
+        editions: reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes })),
+        formatRecords: { valid: formats.loaded.length, refused: formats.refused.length },
+      };
+    } finally {
+      await sources.release();
+    }
+  }
+
+  return jobLambda('ingest', async (event: unknown, ctx) => {
+    try {
+      const result = await ingest(event, ctx);
+      ctx.metrics.addMetric(JOB_METRICS.ingestSucceeded, MetricUnit.Count, 1);
+      return result;
+    } catch (err) {
+      ctx.metrics.addMetric(JOB_METRICS.ingestFailed, MetricUnit.Count, 1);
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,44 @@
+import type { SearchIndex } from '#law/ports.ts';
+import { StoreUnavailableError } from '#shared/errors.ts';
+import { dynamoStores } from '../services.ts';
+import { ENV, TABLE_ENV, type LambdaEnv } from '../env.ts';
+import type { SourceFiles } from './source-files.ts';
+
+/** What a job's entry brings beyond DynamoDB (passed in, so that a job bundles OpenSearch or S3 only when it uses them). */
+export interface JobOptions {
+  search?: (env: LambdaEnv) => SearchIndex | null;
+  sources?: (env: LambdaEnv) => SourceFiles | null;
+  /** Default: the function's environment. */
+  env?: LambdaEnv;
+  /** Default: the clock. */
+  now?: () => Date;
+}
+
+/**
+ * Stands in for the search index when none is bound (a stage without its search domain yet): every call fails as an
+ * unreachable store would, so the probe records the corpus unhealthy and the jobs that need the index fail loudly.
+ */
+function unboundSearch(): SearchIndex {
+  const fail = async (): Promise<never> => {
+    throw new StoreUnavailableError('search', `no search index is bound to this function (${ENV.searchUrl} is not set)`);
+  };
+  return { upsert: fail, setValidTo: fail, remove: fail, search: fail, refresh: fail, count: fail, ping: fail };
+}
+
+/**
+ * The stores of a job's function: the versions and ops tables it is always given (refused at module load when
+ * missing: a wiring mistake), the format records in the ops table, and the search index when one is bound.
+ */
+export function jobStores(options: JobOptions) {
+  const env = options.env ?? process.env;
+  const stores = dynamoStores(env);
+  const { versions, ops, formats } = stores;
+  if (!versions || !ops || !formats) throw new Error(`${!versions ? TABLE_ENV.versions : TABLE_ENV.ops} is not set in the function's environment`);
+  return {
+    versions,
+    ops,
+    formats,
+    search: options.search?.(env) ?? unboundSearch(),
+    now: options.now ?? (() => new Date()),
+  };
+}

@@ -1,0 +1,5 @@
+/** The CloudWatch namespace of every metric the functions emit (routes and jobs); alarms and dashboards read it from here. */
+export const METRICS_NAMESPACE = 'asof';
+
+/** Powertools adds the service name (`asof`, given to every Metrics instance) as a dimension of every metric. */
+export const SERVICE_DIMENSION = { service: 'asof' } as const;
