@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
 import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
+import { EdgeFirewall } from './edge-firewall.ts';
 import { LawApi } from './law-api.ts';
 import type { StageBindings } from './store-binding.ts';
 
@@ -22,6 +23,7 @@ export interface ApiStackProps extends StackProps {
 /** The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its route uses. */
 export class ApiStack extends Stack {
   readonly lawApi: LawApi;
+  readonly edgeFirewall: EdgeFirewall;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -35,5 +37,6 @@ export class ApiStack extends Stack {
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
     });
+    this.edgeFirewall = new EdgeFirewall(this, 'EdgeFirewall', { prefix: props.prefix, stage: this.lawApi.api.deploymentStage });
   }
 }
