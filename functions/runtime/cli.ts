@@ -16,7 +16,7 @@ import type { RecordCheck } from '#formats/registry.ts';
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
 import { ADMIN_JOBS, openAccountStore, openLocalStores, serveLocal, type AdminJobName } from './local-runtime.ts';
-import { openStageAccounts, type StageTarget } from './stage-accounts.ts';
+import type { StageTarget } from './stage-accounts.ts';
 
 export interface CliIo {
   out(line: string): void;
@@ -200,6 +200,8 @@ const localAccounts =
 const stageAccounts =
   (stage: StageTarget): WithAccounts =>
   async (fn) => {
+    // Loaded for --stage only: the API Gateway client would add to every other command's start.
+    const { openStageAccounts } = await import('./stage-accounts.ts');
     const opened = openStageAccounts(stage);
     try {
       return await fn(opened);
