@@ -5,6 +5,8 @@
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { runCli, type CliIo } from '#runtime/cli.ts';
+import type { StageTarget } from '#runtime/stage-accounts.ts';
+import { STAGES } from './stages.ts';
 
 const USAGE = `usage: asof <command> [options]
 
@@ -18,6 +20,8 @@ const USAGE = `usage: asof <command> [options]
   keys list [--json]
   keys revoke ID
   keys usage ID [--json]     units today and this month, what is left, calls by endpoint
+  keys … --stage NAME        any keys command against a deployed stage (${Object.keys(STAGES).join(', ')}): its DynamoDB
+                             tables and its API Gateway keys, with your AWS credentials
   plans list [--json]        the plans and their ceilings
   ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
   ingest dc-code MANIFEST.csv [--retrieved-at ISO]
@@ -53,8 +57,14 @@ const options = {
   write: { type: 'boolean' },
   'no-cache': { type: 'boolean' },
   'no-meter': { type: 'boolean' },
+  stage: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
+
+/** The deployed stages `--stage` may name: what the keys commands need of each stage's configuration. */
+const STAGE_TARGETS: Record<string, StageTarget> = Object.fromEntries(
+  Object.entries(STAGES).map(([name, config]) => [name, { name, prefix: config.prefix, ...(config.region && { region: config.region }) }]),
+);
 
 const io: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -67,7 +77,7 @@ try {
     io.out(USAGE);
     process.exitCode = positionals.length === 0 && !values.help ? 2 : 0;
   } else {
-    process.exitCode = await runCli(positionals, { ...values, cwd: resolve('.') }, io);
+    process.exitCode = await runCli(positionals, { ...values, cwd: resolve('.') }, io, STAGE_TARGETS);
   }
 } catch (err) {
   io.err(`asof: ${err instanceof Error ? err.message : String(err)}`);

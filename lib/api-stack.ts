@@ -5,6 +5,7 @@ import { PlanBook } from '../functions/accounts/plans.ts';
 import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
+import { EdgeFirewall } from './edge-firewall.ts';
 import { LawApi } from './law-api.ts';
 import { Operations } from './operations.ts';
 import type { StageBindings } from './store-binding.ts';
@@ -29,6 +30,7 @@ export interface ApiStackProps extends StackProps {
 export class ApiStack extends Stack {
   readonly lawApi: LawApi;
   readonly operations: Operations;
+  readonly edgeFirewall: EdgeFirewall;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -42,12 +44,14 @@ export class ApiStack extends Stack {
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
     });
+    this.edgeFirewall = new EdgeFirewall(this, 'EdgeFirewall', { prefix: props.prefix, stage: this.lawApi.api.deploymentStage });
     // Alarms and the dashboard over what this stack holds; the jobs, the stores and the WAF join through Operations'
     // optional props (jobFunctions, jobDeadLetterQueues, database, search, webAcl) when the stage has them.
     this.operations = new Operations(this, 'Operations', {
       prefix: props.prefix,
       apiStage: this.lawApi.api.deploymentStage,
       routeFunctions: new Map([...this.lawApi.functions].map(([routeId, f]) => [routeId, f.fn])),
+      webAcl: { name: this.edgeFirewall.webAcl.name!, metricName: this.edgeFirewall.webAcl.name! },
       alarmEmail: props.alarmEmail,
       thresholds: props.alarmThresholds,
     });

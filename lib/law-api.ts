@@ -1,8 +1,9 @@
-import type { Duration } from 'aws-cdk-lib';
-import { EndpointType, LambdaIntegration, MethodLoggingLevel, Period, ResponseType, RestApi, type IResource } from 'aws-cdk-lib/aws-apigateway';
+import { Duration } from 'aws-cdk-lib';
+import { ApiKeySourceType, EndpointType, IdentitySource, LambdaIntegration, MethodLoggingLevel, ResponseType, RestApi, TokenAuthorizer, type IResource, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { usagePlanName, usagePlanThrottle } from '../functions/accounts/gateway-tier.ts';
 import type { Plan } from '../functions/accounts/plans.ts';
 import { pathsOf, type Route, type RouteStore } from '../functions/http/route.ts';
 import { AsofFunction, REPORTERS_DB_DIR, reportersDbLayer } from './asof-function.ts';
@@ -52,22 +53,40 @@ export function routeBindings(route: Pick<Route, 'auth' | 'stores'>, bindings: S
 /** The spec's error envelope for API Gateway's own refusals (its request id stands in for ours). */
 const envelope = (code: string, message: string) => JSON.stringify({ error: { code, message, requestId: '$context.requestId' } });
 
-/** Gateway responses reshaped to the spec's envelope: status, code, and Retry-After where the spec gives one. */
+/**
+ * Gateway responses reshaped to the spec's envelope: status, code, and Retry-After where the spec gives one. The
+ * authorizer throws Unauthorized for a missing or empty bearer token (and API Gateway answers a request without the
+ * header the same way, without calling it): UNAUTHORIZED. A token that cannot be a key is denied by the authorizer:
+ * ACCESS_DENIED. A well-formed key whose hash is no enabled API key of a usage plan: INVALID_API_KEY. The scope
+ * (403 `missing_scope`) is the function's to check. WAF_FILTERED is the WAF's rate rules blocking (no custom WAF
+ * response, which would take precedence over this one and could not carry the request id).
+ */
 export const GATEWAY_RESPONSES = [
+  { type: ResponseType.UNAUTHORIZED, status: '401', code: 'missing_bearer', message: 'Send the API key as `Authorization: Bearer <key>`.' },
+  { type: ResponseType.ACCESS_DENIED, status: '401', code: 'invalid_key', message: 'The API key is not valid.' },
+  { type: ResponseType.INVALID_API_KEY, status: '401', code: 'invalid_key', message: 'The API key is not valid or has been revoked.' },
   { type: ResponseType.THROTTLED, status: '429', code: 'rate_limited', message: 'Too many requests: slow down.', retryAfter: '60' },
-  { type: ResponseType.QUOTA_EXCEEDED, status: '429', code: 'monthly_limit_exceeded', message: 'The plan’s requests for this period are used up.', retryAfter: '3600' },
-  { type: ResponseType.UNAUTHORIZED, status: '401', code: 'invalid_key', message: 'The API key is not valid.' },
-  { type: ResponseType.ACCESS_DENIED, status: '403', code: 'missing_scope', message: 'The API key may not call this endpoint.' },
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'no_route', message: 'No such endpoint. See /v1/openapi.json.' },
   { type: ResponseType.WAF_FILTERED, status: '429', code: 'rate_limited', message: 'Too many requests from this token or address: slow down.', retryAfter: '60' },
+  // The usage plans set no quota (see LawApi); kept in the envelope should one ever be set.
+  { type: ResponseType.QUOTA_EXCEEDED, status: '429', code: 'monthly_limit_exceeded', message: 'The plan’s requests for this period are used up.', retryAfter: '3600' },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'no_route', message: 'No such endpoint. See /v1/openapi.json.' },
   { type: ResponseType.DEFAULT_4XX, status: undefined, code: 'bad_request', message: 'The request was refused before it reached the API.' },
   { type: ResponseType.DEFAULT_5XX, status: undefined, code: 'internal_error', message: 'The service failed; retry later.' },
 ] as const;
 
-/** The REST API built from the route table: `/v1`, every route at /law/* and /statutes/*, one function per route. */
+/** How long API Gateway keeps an authorizer's answer for one Authorization header. */
+export const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
+
+/**
+ * The REST API built from the route table: `/v1`, every route at /law/* and /statutes/*, one function per route; the
+ * bearer routes behind the Lambda authorizer and an API key, the public routes behind neither.
+ */
 export class LawApi extends Construct {
   readonly api: RestApi;
+  /** One function per route, by route id. */
   readonly functions: Map<string, AsofFunction>;
+  /** The bearer routes' Lambda authorizer (not a route). */
+  readonly authorizerFunction: AsofFunction;
 
   constructor(scope: Construct, id: string, props: LawApiProps) {
     super(scope, id);
@@ -81,6 +100,8 @@ export class LawApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
       },
       cloudWatchRole: true,
+      // The authorizer names each call's API key (the key's hash), so that its tier's usage plan throttles it.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // No CORS: the API is called by servers and tools, not browsers on other origins.
     });
 
@@ -95,6 +116,23 @@ export class LawApi extends Construct {
         templates: { 'application/json': envelope(r.code, r.message) },
       });
     }
+
+    this.authorizerFunction = new AsofFunction(this, 'Authorizer', {
+      entry: 'authorizer.ts',
+      functionName: `${props.prefix}-authorizer`,
+      description: 'Bearer routes: the key in the Authorization header as its API Gateway key (its SHA-256); no I/O',
+      // It hashes one header: the smallest size is plenty, and it has no store to wait for.
+      memorySize: 256,
+      timeout: Duration.seconds(3),
+      logRetention: props.logRetention,
+    });
+    const authorizer = new TokenAuthorizer(this, 'BearerAuthorizer', {
+      authorizerName: `${props.prefix}-bearer`,
+      handler: this.authorizerFunction.fn,
+      identitySource: IdentitySource.header('Authorization'),
+      resultsCacheTtl: AUTHORIZER_CACHE_TTL,
+    });
+    const bearer: MethodOptions = { authorizer, apiKeyRequired: true };
 
     this.functions = new Map();
     let reportersDb: ILayerVersion | undefined;
@@ -119,17 +157,19 @@ export class LawApi extends Construct {
       const integration = new LambdaIntegration(fn.fn, { proxy: true });
       for (const path of pathsOf(route)) {
         const resource = resourceAt(this.api.root, path);
-        for (const method of route.methods) resource.addMethod(method, integration);
+        for (const method of route.methods) resource.addMethod(method, integration, route.auth.kind === 'bearer' ? bearer : {});
       }
     }
 
-    // Coarse throttles per plan tier in front of the exact in-function meter: never below what the meter admits.
+    // Coarse throttles per plan tier in front of the exact in-function meter, never below what the meter admits
+    // (usagePlanThrottle). No request quota: it would count the calls the meter refuses too, so a burst of refused
+    // calls could lock a key out for the rest of the month, and it cannot count units. The meter's caps are exact.
+    // Each key's API key joins its tier's plan when it is issued (`asof keys create --stage`).
     for (const plan of props.plans) {
       this.api.addUsagePlan(`Plan-${plan.id}`, {
-        name: `${props.prefix}-${plan.id}`,
+        name: usagePlanName(props.prefix, plan.id),
         description: `${plan.name}: ${plan.perMinute}/minute, ${plan.daily} units/day, ${plan.monthly} units/month (exact limits are the meter's)`,
-        throttle: { rateLimit: Math.max(1, Math.ceil((plan.perMinute / 60) * 2)), burstLimit: plan.perMinute },
-        quota: { limit: plan.monthly, period: Period.MONTH },
+        throttle: usagePlanThrottle(plan.perMinute),
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
     }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '#shared/errors.ts';
 import { SCOPES, type Scope } from './authenticate.ts';
+import { gatewayTier } from './gateway-tier.ts';
 import { displayPrefix, generateKey, hashKey } from './keys.ts';
 import { LimitOverridesSchema, PlanBook } from './plans.ts';
-import type { AccountStore, ApiKeyRecord } from './ports.ts';
+import type { AccountStore, ApiKeyRecord, GatewayKeys } from './ports.ts';
 
 export interface IssueKeyParams {
   name: string;
@@ -37,7 +38,21 @@ export function checkPlan(plans: PlanBook, plan: string | undefined, limits: Api
   return { plan: id, limits: parsed.data };
 }
 
-export async function issueKey(store: AccountStore, params: IssueKeyParams, now: Date, plans: PlanBook = new PlanBook()): Promise<IssuedKey> {
+/**
+ * Issues a key: stores its record and, on a deployed stage (`gateway`), first gives it its gateway key on its tier's
+ * usage plan. The key is returned only once both exist, so a key shown to anyone works. The gateway key comes first
+ * because without a record it opens nothing: the function behind the gateway refuses every call whose key has no
+ * record, and the key itself was never shown. So a run that dies between the two leaves no working key, and running
+ * the command again issues a fresh one. (The other order could leave a listed, counted record whose key the gateway
+ * refuses.) A record that fails to be written takes its gateway key down with it.
+ */
+export async function issueKey(
+  store: AccountStore,
+  params: IssueKeyParams,
+  now: Date,
+  plans: PlanBook = new PlanBook(),
+  gateway: GatewayKeys | null = null,
+): Promise<IssuedKey> {
   const name = params.name.trim();
   if (!name) throw new AppError('missing_fields', 'a key needs a name');
   const scopes = checkScopes(params.scopes ?? ['lookup']);
@@ -56,6 +71,13 @@ export async function issueKey(store: AccountStore, params: IssueKeyParams, now:
     plan,
     limits,
   };
-  await store.createKey(record);
+  if (gateway) await gateway.register(record, gatewayTier(plans, record).id);
+  try {
+    await store.createKey(record);
+  } catch (err) {
+    // The original failure is what the caller needs; a gateway key left enabled still opens nothing (no record).
+    if (gateway) await gateway.disable(record.id).catch(() => false);
+    throw err;
+  }
   return { id: record.id, key, prefix: record.prefix, scopes, test };
 }

@@ -29,6 +29,18 @@ export interface AccountStore {
   ping(): Promise<void>;
 }
 
+/**
+ * The API keys of a deployed stage's gateway, one per asof key: named by the key's id, its value the key's hash (what
+ * the authorizer names as a call's usage identifier), on the usage plan of a tier. Coarse protection only: the
+ * accounts table stays the authority on every call.
+ */
+export interface GatewayKeys {
+  /** Creates the key's gateway key, enabled, on the usage plan of `tier`; leaves nothing behind when it fails. */
+  register(record: ApiKeyRecord, tier: string): Promise<void>;
+  /** Disables every gateway key named `keyId`; false when there is none. Idempotent. */
+  disable(keyId: string): Promise<boolean>;
+}
+
 /** What a key has used in the windows of one instant: requests this minute, units today and this month. */
 export interface MeterUsage {
   minute: number;

@@ -4,7 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { issueKey } from '#accounts/issue-key.ts';
 import { PlanBook } from '#accounts/plans.ts';
-import type { AccountStore, ApiKeyRecord, MeterStore } from '#accounts/ports.ts';
+import type { AccountStore, ApiKeyRecord, GatewayKeys, MeterStore } from '#accounts/ports.ts';
+import { revokeKey } from '#accounts/revoke-key.ts';
 import { usageReport, type UsageReport } from '#accounts/usage-report.ts';
 import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
@@ -15,6 +16,7 @@ import type { RecordCheck } from '#formats/registry.ts';
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
 import { ADMIN_JOBS, openAccountStore, openLocalStores, serveLocal, type AdminJobName } from './local-runtime.ts';
+import type { StageTarget } from './stage-accounts.ts';
 
 export interface CliIo {
   out(line: string): void;
@@ -42,6 +44,8 @@ export interface CliFlags {
   write?: boolean;
   'no-cache'?: boolean;
   'no-meter'?: boolean;
+  /** A deployed stage's name (bin/stages.ts): the keys commands then act on its tables and gateway. */
+  stage?: string;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -50,16 +54,17 @@ class UsageError extends Error {}
 
 const abs = (cwd: string, p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
 
-/** Runs one command; returns the process exit code. */
-export async function runCli(args: string[], flags: CliFlags, io: CliIo): Promise<number> {
+/** Runs one command; returns the process exit code. `stages`: the deployed stages `--stage` may name. */
+export async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readonly<Record<string, StageTarget>> = {}): Promise<number> {
   const [command, sub, ...rest] = args;
   const dataDir = resolveDataDir(flags['data-dir'] ? abs(flags.cwd, flags['data-dir']) : undefined);
   try {
+    const stage = stageOf(command, flags.stage, stages);
     switch (command) {
       case 'serve':
         return await serve(flags, dataDir, io);
       case 'keys':
-        return await keys(sub, rest, flags, dataDir, io);
+        return await keys(sub, rest, flags, stage ? stageAccounts(stage) : localAccounts(dataDir), io, stage);
       case 'plans':
         return plans(sub, flags, io);
       case 'ingest':
@@ -85,6 +90,14 @@ export async function runCli(args: string[], flags: CliFlags, io: CliIo): Promis
     io.err(`asof ${command}: ${err instanceof Error ? err.message : String(err)}`);
     return err instanceof UsageError ? 2 : 1;
   }
+}
+
+function stageOf(command: string | undefined, name: string | undefined, stages: Readonly<Record<string, StageTarget>>): StageTarget | null {
+  if (name === undefined) return null;
+  if (command !== 'keys') throw new UsageError('--stage applies to the keys commands only');
+  const stage = Object.hasOwn(stages, name) ? stages[name] : undefined;
+  if (!stage) throw new UsageError(`unknown stage '${name}' (known: ${Object.keys(stages).join(', ') || 'none'})`);
+  return stage;
 }
 
 async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<number> {
@@ -161,15 +174,41 @@ async function runJob(
 /** 1 when a record is refused or stale: the operator (or the scheduled job) has a reading to redo. */
 const formatsExitCode = (result: unknown): number => ((result as RecordCheck[]).some((c) => !c.valid || c.stale) ? 1 : 0);
 
-async function withAccounts<T>(dataDir: string, fn: (store: AccountStore, meters: MeterStore) => Promise<T>): Promise<T> {
-  const running = await findRunningServer(dataDir);
-  const opened = await openAccountStore(dataDir, running?.dynamoEndpoint);
-  try {
-    return await fn(opened.store, opened.meters);
-  } finally {
-    await opened.close();
-  }
+/** The keys and meters a keys command works on, and the gateway keys on a deployed stage (null locally). */
+interface Accounts {
+  store: AccountStore;
+  meters: MeterStore;
+  gateway: GatewayKeys | null;
 }
+
+type WithAccounts = <T>(fn: (accounts: Accounts) => Promise<T>) => Promise<T>;
+
+/** The local data dir's, through the running server's DynamoDB endpoint when there is one. */
+const localAccounts =
+  (dataDir: string): WithAccounts =>
+  async (fn) => {
+    const running = await findRunningServer(dataDir);
+    const opened = await openAccountStore(dataDir, running?.dynamoEndpoint);
+    try {
+      return await fn({ store: opened.store, meters: opened.meters, gateway: null });
+    } finally {
+      await opened.close();
+    }
+  };
+
+/** A deployed stage's (its DynamoDB tables and its API Gateway keys). */
+const stageAccounts =
+  (stage: StageTarget): WithAccounts =>
+  async (fn) => {
+    // Loaded for --stage only: the API Gateway client would add to every other command's start.
+    const { openStageAccounts } = await import('./stage-accounts.ts');
+    const opened = openStageAccounts(stage);
+    try {
+      return await fn(opened);
+    } finally {
+      await opened.close();
+    }
+  };
 
 const describeKey = (k: ApiKeyRecord) =>
   `${k.id}  ${k.prefix}…  ${k.name}  plan=${k.plan}${describeOverrides(k.limits)}  scopes=${k.scopes.join(',')}${k.test ? '  test' : ''}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`;
@@ -210,43 +249,46 @@ function printUsage(r: UsageReport, io: CliIo): void {
   io.out(`this minute: ${n(r.remaining.minute)} of ${n(r.ceilings.perMinute)} requests left`);
 }
 
-async function keys(sub: string | undefined, rest: string[], flags: CliFlags, dataDir: string, io: CliIo): Promise<number> {
+async function keys(sub: string | undefined, rest: string[], flags: CliFlags, withAccounts: WithAccounts, io: CliIo, stage: StageTarget | null): Promise<number> {
+  const onStage = stage ? ` on stage ${stage.name}` : '';
+  const stageFlag = stage ? ` --stage ${stage.name}` : '';
   switch (sub) {
     case 'create': {
       if (!flags.name) throw new UsageError('keys create needs --name NAME');
       const scopes = flags.scopes ? flags.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       const limits = limitFlags(flags);
-      const issued = await withAccounts(dataDir, (store) =>
-        issueKey(store, { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }), limits }, new Date()),
+      const issued = await withAccounts(({ store, gateway }) =>
+        issueKey(store, { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }), limits }, new Date(), new PlanBook(), gateway),
       );
       if (flags.json) io.out(JSON.stringify(issued));
       else {
-        io.out(`Created ${issued.test ? 'test' : 'live'} key ${issued.id} (scopes: ${issued.scopes.join(', ')}). Copy it now; it is not shown again:`);
+        io.out(`Created ${issued.test ? 'test' : 'live'} key ${issued.id}${onStage} (scopes: ${issued.scopes.join(', ')}). Copy it now; it is not shown again:`);
         io.out(issued.key);
       }
       return 0;
     }
     case 'list': {
-      const list = await withAccounts(dataDir, (store) => store.listKeys());
+      const list = await withAccounts(({ store }) => store.listKeys());
       if (flags.json) io.out(JSON.stringify(list.map(({ hash: _hash, ...k }) => k), null, 2));
-      else if (!list.length) io.out('no keys yet: asof keys create --name NAME');
+      else if (!list.length) io.out(`no keys yet${onStage}: asof keys create --name NAME${stageFlag}`);
       else list.forEach((k) => io.out(describeKey(k)));
       return 0;
     }
     case 'revoke': {
       const id = rest[0];
-      if (!id) throw new UsageError('keys revoke needs a key id (see asof keys list)');
-      const revoked = await withAccounts(dataDir, (store) => store.revoke(id, new Date().toISOString()));
-      if (!revoked) throw new Error(`no key with id ${id}`);
-      io.out(`Revoked ${describeKey(revoked)}`);
+      if (!id) throw new UsageError(`keys revoke needs a key id (see asof keys list${stageFlag})`);
+      const revoked = await withAccounts(({ store, gateway }) => revokeKey(store, id, new Date(), gateway));
+      if (!revoked) throw new Error(`no key with id ${id}${onStage}`);
+      const gatewayNote = { disabled: '; its gateway key is disabled', absent: `; it has no gateway key${onStage}`, none: '' }[revoked.gatewayKey ?? 'none'];
+      io.out(`Revoked ${describeKey(revoked.record)}${gatewayNote}`);
       return 0;
     }
     case 'usage': {
       const id = rest[0];
-      if (!id) throw new UsageError('keys usage needs a key id (see asof keys list)');
-      const report = await withAccounts(dataDir, async (store, meters) => {
+      if (!id) throw new UsageError(`keys usage needs a key id (see asof keys list${stageFlag})`);
+      const report = await withAccounts(async ({ store, meters }) => {
         const key = await store.getById(id);
-        if (!key) throw new Error(`no key with id ${id}`);
+        if (!key) throw new Error(`no key with id ${id}${onStage}`);
         return usageReport(meters, new PlanBook(), key, new Date());
       });
       if (flags.json) io.out(JSON.stringify(report, null, 2));

@@ -28,16 +28,20 @@ beforeAll(() => {
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
-/** Every API Gateway method as `VERB /path`, the path rebuilt from the resources' PathParts. */
-function exposedMethods(): string[] {
+const logicalIdOf = (functions: Resources, name: string) => Object.entries(functions).find(([, f]) => f.Properties.FunctionName === name)![0];
+
+/** Every API Gateway method as `VERB /path` with its properties, the path rebuilt from the resources' PathParts. */
+function methodEntries(): Array<readonly [string, Record<string, any>]> {
   const resources = t.findResources('AWS::ApiGateway::Resource') as Resources;
   const pathOf = (ref: any): string => {
     if (ref?.['Fn::GetAtt']) return ''; // the API's root resource
     const r = resources[ref.Ref]!;
     return `${pathOf(r.Properties.ParentId)}/${r.Properties.PathPart}`;
   };
-  return Object.values(t.findResources('AWS::ApiGateway::Method') as Resources).map((m) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`);
+  return Object.values(t.findResources('AWS::ApiGateway::Method') as Resources).map((m) => [`${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`, m.Properties] as const);
 }
+
+const exposedMethods = (): string[] => methodEntries().map(([key]) => key);
 
 describe('the API built from the route table', () => {
   it('exposes exactly the routes: each method of each route at /law and /statutes, nothing else', () => {
@@ -47,16 +51,54 @@ describe('the API built from the route table', () => {
     expect(exposedMethods().some((m) => m.startsWith('OPTIONS'))).toBe(false); // no CORS
   });
 
-  it('has one function per route, each method integrated with its own route function', () => {
+  it('has one function per route and the authorizer, nothing else; each method integrated with its own route function', () => {
     const functions = t.findResources('AWS::Lambda::Function') as Resources;
     const names = Object.values(functions).map((f) => f.Properties.FunctionName).filter((n) => typeof n === 'string' && n.startsWith('asof-test-'));
-    expect(names.sort()).toEqual(ROUTES.map((r) => `asof-test-${r.id}`).sort());
-    const logicalIdOf = (routeId: string) => Object.entries(functions).find(([, f]) => f.Properties.FunctionName === `asof-test-${routeId}`)![0];
+    expect(names.sort()).toEqual([...ROUTES.map((r) => `asof-test-${r.id}`), 'asof-test-authorizer'].sort());
     const methods = Object.values(t.findResources('AWS::ApiGateway::Method') as Resources);
     for (const route of ROUTES) {
-      const targets = methods.filter((m) => JSON.stringify(m.Properties.Integration.Uri).includes(logicalIdOf(route.id)));
+      const targets = methods.filter((m) => JSON.stringify(m.Properties.Integration.Uri).includes(logicalIdOf(functions, `asof-test-${route.id}`)));
       expect(targets.length, route.id).toBe(pathsOf(route).length * route.methods.length);
     }
+    // The authorizer is no route: no method is integrated with it.
+    expect(methods.filter((m) => JSON.stringify(m.Properties.Integration.Uri).includes(logicalIdOf(functions, 'asof-test-authorizer')))).toEqual([]);
+  });
+
+  it('puts the Lambda authorizer and an API key on exactly the bearer routes, and neither on the public ones', () => {
+    const [authorizerId, authorizer] = Object.entries(t.findResources('AWS::ApiGateway::Authorizer') as Resources).at(0)!;
+    expect(Object.keys(t.findResources('AWS::ApiGateway::Authorizer'))).toHaveLength(1);
+    expect(authorizer.Properties).toMatchObject({ Type: 'TOKEN', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 300 });
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(logicalIdOf(t.findResources('AWS::Lambda::Function') as Resources, 'asof-test-authorizer'));
+    t.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+
+    const methods = new Map(methodEntries());
+    for (const route of ROUTES) {
+      for (const path of pathsOf(route)) {
+        for (const verb of route.methods) {
+          const m = methods.get(`${verb} ${path}`)!;
+          if (route.auth.kind === 'bearer') {
+            expect(m, `${verb} ${path}`).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
+          } else {
+            expect(m.AuthorizationType, `${verb} ${path}`).toBe('NONE');
+            expect(m.AuthorizerId, `${verb} ${path}`).toBeUndefined();
+            expect(m.ApiKeyRequired ?? false, `${verb} ${path}`).toBe(false);
+          }
+        }
+      }
+    }
+    expect(ROUTES.some((r) => r.auth.kind === 'public') && ROUTES.some((r) => r.auth.kind === 'bearer')).toBe(true);
+  });
+
+  it('runs the authorizer with no store: no table in its environment, no grant, small and short', () => {
+    const functions = t.findResources('AWS::Lambda::Function') as Resources;
+    const id = logicalIdOf(functions, 'asof-test-authorizer');
+    const fn = functions[id]!.Properties;
+    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 256, Timeout: 3 });
+    expect(Object.keys(fn.Environment.Variables).filter((k) => k.startsWith('ASOF_'))).toEqual([]);
+    const roleRef = fn.Role['Fn::GetAtt'][0];
+    const policies = Object.values(t.findResources('AWS::IAM::Policy') as Resources).filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef));
+    const actions = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).flatMap((st: { Action: string | string[] }) => [st.Action].flat());
+    expect(actions.filter((a: string) => !a.startsWith('xray:'))).toEqual([]);
   });
 
   it('runs every route function on Node.js 22, ARM64, traced, with source maps, memory and timeout from the stage', () => {
@@ -77,26 +119,57 @@ describe('the API built from the route table', () => {
     t.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1', TracingEnabled: true });
   });
 
-  it('reshapes API Gateway refusals to the error envelope, with Retry-After on throttling', () => {
+  it('reshapes every API Gateway refusal to the error envelope: status, code, request id, JSON content type, Retry-After on 429s', () => {
+    const expected: Record<string, { status: string | undefined; code: string; retryAfter?: string }> = {
+      UNAUTHORIZED: { status: '401', code: 'missing_bearer' },
+      ACCESS_DENIED: { status: '401', code: 'invalid_key' },
+      INVALID_API_KEY: { status: '401', code: 'invalid_key' },
+      THROTTLED: { status: '429', code: 'rate_limited', retryAfter: "'60'" },
+      WAF_FILTERED: { status: '429', code: 'rate_limited', retryAfter: "'60'" },
+      QUOTA_EXCEEDED: { status: '429', code: 'monthly_limit_exceeded', retryAfter: "'3600'" },
+      MISSING_AUTHENTICATION_TOKEN: { status: '404', code: 'no_route' },
+      // The defaults keep the status of the refusal they stand for.
+      DEFAULT_4XX: { status: undefined, code: 'bad_request' },
+      DEFAULT_5XX: { status: undefined, code: 'internal_error' },
+    };
     const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources).map((r) => r.Properties);
-    const byType = new Map(responses.map((p) => [p.ResponseType, p]));
-    expect([...byType.keys()].sort()).toEqual(['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'QUOTA_EXCEEDED', 'THROTTLED', 'UNAUTHORIZED', 'WAF_FILTERED']);
-    expect(byType.get('THROTTLED')).toMatchObject({ StatusCode: '429', ResponseParameters: { 'gatewayresponse.header.Retry-After': "'60'" } });
-    const body = JSON.parse(byType.get('THROTTLED')!.ResponseTemplates['application/json']);
-    expect(body).toEqual({ error: { code: 'rate_limited', message: expect.any(String), requestId: '$context.requestId' } });
-    expect(byType.get('MISSING_AUTHENTICATION_TOKEN')).toMatchObject({ StatusCode: '404' });
-    expect(JSON.parse(byType.get('DEFAULT_5XX')!.ResponseTemplates['application/json']).error.code).toBe('internal_error');
+    expect(responses.map((p) => p.ResponseType).sort()).toEqual(Object.keys(expected).sort());
+    for (const p of responses) {
+      const want = expected[p.ResponseType]!;
+      expect(p.StatusCode, p.ResponseType).toBe(want.status);
+      const headers = { 'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'", ...(want.retryAfter && { 'gatewayresponse.header.Retry-After': want.retryAfter }) };
+      expect(p.ResponseParameters, p.ResponseType).toEqual(headers);
+      expect(Object.keys(p.ResponseTemplates), p.ResponseType).toEqual(['application/json']);
+      const body = JSON.parse(p.ResponseTemplates['application/json']);
+      expect(body, p.ResponseType).toEqual({ error: { code: want.code, message: expect.any(String), requestId: '$context.requestId' } });
+    }
   });
 
-  it('puts a usage plan per plan tier in front of the meter, never tighter than the plan', () => {
+  it('puts a throttle-only usage plan per plan tier on the v1 stage, never tighter than the plan, with no request quota', () => {
     const plans = Object.values(t.findResources('AWS::ApiGateway::UsagePlan') as Resources).map((r) => r.Properties);
+    const [stageId] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === 'v1')!;
     const book = new PlanBook();
     expect(plans.map((p) => p.UsagePlanName).sort()).toEqual(book.plans.map((p) => `asof-test-${p.id}`).sort());
     for (const plan of book.plans) {
       const p = plans.find((x) => x.UsagePlanName === `asof-test-${plan.id}`)!;
-      expect(p.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(plan.perMinute);
-      expect(p.Quota).toEqual({ Limit: plan.monthly, Period: 'MONTH' });
+      // The meter admits a whole minute's ceiling at once, twice across a minute boundary: the bucket holds both.
+      expect(p.Throttle.RateLimit * 60, plan.id).toBeGreaterThanOrEqual(plan.perMinute);
+      expect(p.Throttle.BurstLimit, plan.id).toBeGreaterThanOrEqual(2 * plan.perMinute);
+      // A quota would count the calls the meter refuses too, and lock a key out for the month after a burst of them.
+      expect(p.Quota, plan.id).toBeUndefined();
+      expect(p.ApiStages, plan.id).toEqual([expect.objectContaining({ Stage: { Ref: stageId } })]);
     }
+  });
+
+  it('protects the v1 stage with the edge firewall', () => {
+    const [stageId] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === 'v1')!;
+    const [aclId] = Object.keys(t.findResources('AWS::WAFv2::WebACL'));
+    const associations = Object.values(t.findResources('AWS::WAFv2::WebACLAssociation') as Resources).map((a) => a.Properties);
+    expect(associations).toHaveLength(1);
+    expect(associations[0]!.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const arn = JSON.stringify(associations[0]!.ResourceArn);
+    expect(arn).toContain('/stages/');
+    expect(arn).toContain(JSON.stringify({ Ref: stageId }));
   });
 
   it('gives each route function the tables its route declares and nothing else: keys read, meters written, versions read, ops as declared', () => {

@@ -1,0 +1,124 @@
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { EDGE_LIMIT_PER_MINUTE } from '../functions/accounts/edge-limit.ts';
+
+export interface EdgeFirewallProps {
+  prefix: string;
+  /** The API stage the web ACL protects. */
+  stage: Stage;
+  /** Requests a presented token (Authorization header value) may make per window. Default: 120, the spec's edge limit. */
+  perTokenLimit?: number;
+  /** Requests an IP address may make per window without an Authorization header (the public endpoints). Default: 120. */
+  perIpLimit?: number;
+  /** The rate rules' window in seconds: 60, 120, 300 or 600. Default: 60. */
+  windowSeconds?: 60 | 120 | 300 | 600;
+  /** How long the log of blocked requests is kept. Default: one month. */
+  logRetention?: RetentionDays;
+}
+
+/** WAF's bounds on a rate-based rule's limit. */
+const MIN_RATE_LIMIT = 10;
+const MAX_RATE_LIMIT = 2_000_000_000;
+
+const AUTHORIZATION = 'authorization';
+
+/** True for a request that carries an Authorization header with a value. */
+const hasAuthorization: CfnWebACL.StatementProperty = {
+  sizeConstraintStatement: {
+    fieldToMatch: { singleHeader: { Name: AUTHORIZATION } },
+    comparisonOperator: 'GT',
+    size: 0,
+    textTransformations: [{ priority: 0, type: 'NONE' }],
+  },
+};
+
+const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+
+/**
+ * The stage's edge rule as a WAF web ACL (REGIONAL, on the API's stage), counted before any key is looked up:
+ * - per token: a rate rule aggregated on the Authorization header's value. WAF leaves a request that lacks an
+ *   aggregation key's component out of the rule, so this rule never sees requests without the header;
+ * - per IP for exactly those: a rate rule per address, scoped down to requests with no Authorization value
+ *   (NOT "header size > 0", the statement WAF documents for "header missing").
+ * Both block without a custom response, so API Gateway answers with its WAF_FILTERED gateway response: 429
+ * `rate_limited`, Retry-After and the request id in the envelope (lib/law-api.ts). Blocked requests are logged, with
+ * the Authorization header redacted; allowed ones are not (they are in the API's own logs).
+ */
+export class EdgeFirewall extends Construct {
+  readonly webAcl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: EdgeFirewallProps) {
+    super(scope, id);
+    const perToken = checkedLimit('perTokenLimit', props.perTokenLimit ?? EDGE_LIMIT_PER_MINUTE);
+    const perIp = checkedLimit('perIpLimit', props.perIpLimit ?? EDGE_LIMIT_PER_MINUTE);
+    const evaluationWindowSec = props.windowSeconds ?? 60;
+    const metric = (name: string) => `${props.prefix}-${name}`;
+
+    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      name: metric('edge'),
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility(metric('edge')),
+      rules: [
+        {
+          name: 'per-token-rate',
+          priority: 0,
+          action: { block: {} },
+          visibilityConfig: visibility(metric('per-token-rate')),
+          statement: {
+            rateBasedStatement: {
+              limit: perToken,
+              evaluationWindowSec,
+              aggregateKeyType: 'CUSTOM_KEYS',
+              customKeys: [{ header: { name: AUTHORIZATION, textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+            },
+          },
+        },
+        {
+          name: 'per-ip-rate-without-token',
+          priority: 1,
+          action: { block: {} },
+          visibilityConfig: visibility(metric('per-ip-rate-without-token')),
+          statement: {
+            rateBasedStatement: {
+              limit: perIp,
+              evaluationWindowSec,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: { notStatement: { statement: hasAuthorization } },
+            },
+          },
+        },
+      ],
+    });
+
+    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stage.stageArn, webAclArn: this.webAcl.attrArn });
+
+    // WAF delivers only to a log group whose name begins with aws-waf-logs-, named by its ARN without the `:*` suffix.
+    const logs = new LogGroup(this, 'BlockedRequests', {
+      logGroupName: `aws-waf-logs-${props.prefix}-edge`,
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const logGroupArn = Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: logs.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const logging = new CfnLoggingConfiguration(this, 'Logging', {
+      resourceArn: this.webAcl.attrArn,
+      logDestinationConfigs: [logGroupArn],
+      redactedFields: [{ singleHeader: { Name: AUTHORIZATION } }],
+      loggingFilter: {
+        DefaultBehavior: 'DROP',
+        Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
+      },
+    });
+    logging.node.addDependency(logs);
+  }
+}
+
+function checkedLimit(name: string, limit: number): number {
+  if (!Number.isInteger(limit) || limit < MIN_RATE_LIMIT || limit > MAX_RATE_LIMIT) {
+    throw new Error(`EdgeFirewall ${name} must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT} (got ${limit})`);
+  }
+  return limit;
+}
