@@ -2,9 +2,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client } from '@opensearch-project/opensearch';
 import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
 import { OpenSearchSearchIndex } from '#stores/opensearch/search-index.ts';
-import { ENV, regionOf, type LambdaEnv } from '../env.ts';
-
-export const DEFAULT_SEARCH_INDEX = 'asof-versions';
+import { DEFAULT_SEARCH_INDEX, ENV, regionOf, type LambdaEnv } from '../env.ts';
 
 /** The OpenSearch SearchIndex of the stage's domain, requests signed with the function's role; null when not bound. */
 export function openSearchIndex(env: LambdaEnv): OpenSearchSearchIndex | null {
