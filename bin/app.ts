@@ -13,10 +13,19 @@ const config = STAGES[stageName];
 if (!config) throw new Error(`unknown stage '${stageName}' (known: ${Object.keys(STAGES).join(', ')})`);
 
 const env = config.account && config.region ? { env: { account: config.account, region: config.region } } : {};
-const stateful = new StatefulStack(app, `${config.prefix}-stateful`, { prefix: config.prefix, retainData: config.retainData, ...env });
+const stateful = new StatefulStack(app, `${config.prefix}-stateful`, {
+  prefix: config.prefix,
+  retainData: config.retainData,
+  network: { natGateways: config.natGateways },
+  caselaw: config.caselaw,
+  search: config.search,
+  logRetention: LOG_RETENTION[config.logRetentionDays],
+  ...env,
+});
 new ApiStack(app, `${config.prefix}-api`, {
   prefix: config.prefix,
-  bindings: stateful.tables,
+  bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
+  setup: { caselaw: stateful.caselaw, search: stateful.search },
   siteUrl: config.siteUrl,
   baseUrl: config.baseUrl,
   memorySize: config.functionMemoryMb,

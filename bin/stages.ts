@@ -1,3 +1,6 @@
+import type { CaselawCapacity } from '../lib/caselaw-database.ts';
+import type { SearchCapacity } from '../lib/search-domain.ts';
+
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
 export interface StageConfig {
   /** Resource name prefix, e.g. asof-dev. */
@@ -15,6 +18,12 @@ export interface StageConfig {
   functionTimeoutSeconds: number;
   /** Days CloudWatch keeps function logs. */
   logRetentionDays: 7 | 30 | 90 | 365;
+  /** NAT gateways of the stage's VPC (functions reach CourtListener, X-Ray and Secrets Manager through them). */
+  natGateways: number;
+  /** Aurora Serverless v2 (the case-law replica): capacity, reader, backups, deletion protection. */
+  caselaw: Required<CaselawCapacity>;
+  /** The OpenSearch domain's nodes. */
+  search: Required<SearchCapacity>;
 }
 
 export const STAGES: Record<string, StageConfig> = {
@@ -26,6 +35,9 @@ export const STAGES: Record<string, StageConfig> = {
     functionMemoryMb: 1024,
     functionTimeoutSeconds: 10,
     logRetentionDays: 7,
+    natGateways: 1,
+    caselaw: { minAcu: 0.5, maxAcu: 2, reader: false, backupRetentionDays: 7, deletionProtection: false },
+    search: { instanceType: 't3.small.search', dataNodes: 1, volumeGb: 10, zoneAwareness: false, masterNodes: 0, masterInstanceType: 'm6g.large.search' },
   },
   prod: {
     prefix: 'asof-prod',
@@ -35,5 +47,8 @@ export const STAGES: Record<string, StageConfig> = {
     functionMemoryMb: 1769,
     functionTimeoutSeconds: 10,
     logRetentionDays: 90,
+    natGateways: 2,
+    caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: true },
+    search: { instanceType: 'm6g.large.search', dataNodes: 2, volumeGb: 50, zoneAwareness: true, masterNodes: 3, masterInstanceType: 'm6g.large.search' },
   },
 };

@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
 import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
+import { DataSetup, type DataSetupProps } from './data-setup.ts';
 import { LawApi } from './law-api.ts';
 import type { StageBindings } from './store-binding.ts';
 
@@ -17,11 +18,17 @@ export interface ApiStackProps extends StackProps {
   memorySize: number;
   timeoutSeconds: number;
   logRetention: RetentionDays;
+  /**
+   * The stores the deploy-time setup job prepares (Aurora, the search domain); default: no setup job. It lives here,
+   * beside the functions whose IAM roles it maps to OpenSearch roles: the stateful stack cannot refer to them.
+   */
+  setup?: Pick<DataSetupProps, 'caselaw' | 'search'>;
 }
 
 /** The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its route uses. */
 export class ApiStack extends Stack {
   readonly lawApi: LawApi;
+  readonly dataSetup?: DataSetup;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -35,5 +42,6 @@ export class ApiStack extends Stack {
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
     });
+    if (props.setup) this.dataSetup = new DataSetup(this, 'DataSetup', { prefix: props.prefix, ...props.setup, logRetention: props.logRetention });
   }
 }

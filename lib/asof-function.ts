@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ManagedPolicy, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -22,6 +23,8 @@ export interface AsofFunctionProps {
   network?: FunctionNetwork;
   /** Layers (shared data files); default: none. */
   layers?: ILayerVersion[];
+  /** The execution role (given the policies Lambda gives a role of its own: logs, and network interfaces in a VPC); default: a role of its own. */
+  role?: IRole;
   description?: string;
 }
 
@@ -52,6 +55,7 @@ export class AsofFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup,
       ...(props.layers && { layers: props.layers }),
+      ...(props.role && { role: props.role }),
       ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
       environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
       bundling: {
@@ -65,6 +69,11 @@ export class AsofFunction extends Construct {
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
+    // Lambda gives these to a role it creates, not to one it is given.
+    if (props.role) {
+      props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'));
+      if (props.network) props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
+    }
   }
 
   /** Gives the function a store: its environment, its grant, its network path (see StoreBinding). */
