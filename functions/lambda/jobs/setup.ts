@@ -6,15 +6,14 @@
  * skipped (the stage has no such store).
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Client } from '@opensearch-project/opensearch';
-import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
+import type { Client } from '@opensearch-project/opensearch';
 import pg from 'pg';
 import * as z from 'zod';
 import { domainSetupRequests, setUpSearchDomain, type SearchAccess, type SearchSetupReport } from '#stores/opensearch/domain-setup.ts';
 import { OpenSearchSearchIndex } from '#stores/opensearch/search-index.ts';
 import { setUpCaseLawDatabase, type AdminConnect, type CaseLawAccess, type CaseLawSetupReport } from '#stores/postgres/caselaw-setup.ts';
 import { poolClient } from '#stores/postgres/sql-client.ts';
+import { signedOpenSearchClient } from '../adapters/opensearch.ts';
 import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, DEFAULT_SEARCH_INDEX, ENV, regionOf, type LambdaEnv } from '../env.ts';
 import { jobLambda } from '../job-entry.ts';
 
@@ -34,14 +33,11 @@ export async function runSetup(deps: SetupDeps): Promise<SetupReport> {
     deps.caselaw && setUpCaseLawDatabase(deps.caselaw.connect, deps.caselaw.access),
     deps.search && setUpSearchDomain(deps.search.client, deps.search.index, deps.search.access),
   ]);
-  const failed = [caselaw.status === 'rejected' && ['case-law database', caselaw.reason], search.status === 'rejected' && ['search domain', search.reason]].filter(
-    (f): f is [string, unknown] => Array.isArray(f),
-  );
-  if (failed.length) {
-    throw new AggregateError(
-      failed.map(([, reason]) => reason),
-      `setup failed: ${failed.map(([part, reason]) => `${part}: ${reason instanceof Error ? reason.message : String(reason)}`).join('; ')}`,
-    );
+  const outcomes = [['case-law database', caselaw], ['search domain', search]] as const;
+  const failures = outcomes.flatMap(([part, outcome]) => (outcome.status === 'rejected' ? [{ part, reason: outcome.reason as unknown }] : []));
+  if (failures.length) {
+    const message = failures.map(({ part, reason }) => `${part}: ${reason instanceof Error ? reason.message : String(reason)}`).join('; ');
+    throw new AggregateError(failures.map((f) => f.reason), `setup failed: ${message}`);
   }
   return {
     ...(caselaw.status === 'fulfilled' && caselaw.value && { caselaw: caselaw.value }),
@@ -49,7 +45,7 @@ export async function runSetup(deps: SetupDeps): Promise<SetupReport> {
   };
 }
 
-/** The part of the admin secret RDS generates for a cluster that a connection needs. */
+/** What a connection needs of the admin secret (generated with the cluster; its attachment adds host and port). */
 const AdminSecret = z.object({
   username: z.string().min(1),
   password: z.string().min(1),
@@ -122,7 +118,7 @@ export async function setupDeps(env: LambdaEnv): Promise<SetupDeps> {
       writeRoles: roleList(env, ENV.searchWriteRoles),
     };
     domainSetupRequests(access); // refuses a bad index name or role ARN before anything is sent
-    const client = new Client({ ...AwsSigv4Signer({ region: regionOf(env), service: 'es', getCredentials: defaultProvider() }), node, requestTimeout: 30_000 });
+    const client = signedOpenSearchClient(env, node, 30_000);
     deps.search = { client, index: new OpenSearchSearchIndex(client, access.index), access };
   }
   if (!deps.caselaw && !deps.search) throw new Error(`nothing to set up: neither ${ENV.caseLawAdminSecret} nor ${ENV.searchUrl} is set`);
