@@ -14,24 +14,41 @@ const config = STAGES[stageName];
 if (!config) throw new Error(`unknown stage '${stageName}' (known: ${Object.keys(STAGES).join(', ')})`);
 
 const env = config.account && config.region ? { env: { account: config.account, region: config.region } } : {};
-const stateful = new StatefulStack(app, `${config.prefix}-stateful`, { prefix: config.prefix, retainData: config.retainData, ...env });
+const stateful = new StatefulStack(app, `${config.prefix}-stateful`, {
+  prefix: config.prefix,
+  retainData: config.retainData,
+  network: { natGateways: config.natGateways },
+  caselaw: config.caselaw,
+  search: config.search,
+  logRetention: LOG_RETENTION[config.logRetentionDays],
+  ...env,
+});
+// Before the API stack: the setup job there maps the ingest job's role to the search index's write role.
+const jobs = new JobsStack(app, `${config.prefix}-jobs`, {
+  prefix: config.prefix,
+  bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources },
+  ingestSchedules: config.ingestSchedules,
+  ingestMemoryMb: config.ingestMemoryMb,
+  logRetention: LOG_RETENTION[config.logRetentionDays],
+  ...env,
+});
 new ApiStack(app, `${config.prefix}-api`, {
   prefix: config.prefix,
-  bindings: stateful.tables,
+  bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
+  setup: { caselaw: stateful.caselaw, search: stateful.search },
   siteUrl: config.siteUrl,
   baseUrl: config.baseUrl,
   memorySize: config.functionMemoryMb,
   timeoutSeconds: config.functionTimeoutSeconds,
   logRetention: LOG_RETENTION[config.logRetentionDays],
+  courtListenerTokenSecret: config.courtListenerTokenSecret,
   alarmEmail: config.alarmEmail,
   alarmThresholds: config.alarmThresholds,
-  ...env,
-});
-new JobsStack(app, `${config.prefix}-jobs`, {
-  prefix: config.prefix,
-  bindings: stateful.tables,
-  ingestSchedules: config.ingestSchedules,
-  ingestMemoryMb: config.ingestMemoryMb,
-  logRetention: LOG_RETENTION[config.logRetentionDays],
+  monitored: {
+    jobFunctions: new Map(Object.entries(jobs.jobs.functions).map(([job, f]) => [job, f.fn])),
+    jobDeadLetterQueues: new Map(Object.entries(jobs.jobs.deadLetterQueues)),
+    database: { cluster: stateful.caselaw.cluster, proxy: stateful.caselaw.proxy },
+    search: { domain: stateful.search.domain, dataNodes: config.search.dataNodes, volumeSizeGiB: config.search.volumeGb },
+  },
   ...env,
 });

@@ -1,5 +1,7 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
 import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
+import type { CaselawCapacity } from '../lib/caselaw-database.ts';
+import type { SearchCapacity } from '../lib/search-domain.ts';
 
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
 export interface StageConfig {
@@ -18,6 +20,11 @@ export interface StageConfig {
   functionTimeoutSeconds: number;
   /** Days CloudWatch keeps function logs. */
   logRetentionDays: 7 | 30 | 90 | 365;
+  /**
+   * Secrets Manager name of the CourtListener API token (the case-law fallback's shared token); the operator creates the
+   * secret (README, "Deploying"). Undefined = the stage has no fallback.
+   */
+  courtListenerTokenSecret?: string;
   /** Where the stage's alarms are e-mailed (the address confirms the SNS subscription once); undefined = no e-mail. */
   alarmEmail?: string;
   /** Alarm thresholds differing from the defaults in lib/alarm-thresholds.ts. */
@@ -29,11 +36,18 @@ export interface StageConfig {
   ingestSchedules: IngestSchedule[];
   /** The ingest function's memory (MB). */
   ingestMemoryMb: number;
+  /** NAT gateways of the stage's VPC (functions reach CourtListener, X-Ray and Secrets Manager through them). */
+  natGateways: number;
+  /** Aurora Serverless v2 (the case-law replica): capacity, reader, backups, deletion protection. */
+  caselaw: Required<CaselawCapacity>;
+  /** The OpenSearch domain's nodes. */
+  search: Required<SearchCapacity>;
 }
 
 export const STAGES: Record<string, StageConfig> = {
   dev: {
     prefix: 'asof-dev',
+    courtListenerTokenSecret: 'asof-dev/courtlistener-token',
     retainData: true,
     siteUrl: 'https://dev.asof.example',
     baseUrl: 'https://dev.asof.example/v1',
@@ -44,9 +58,13 @@ export const STAGES: Record<string, StageConfig> = {
     alarmThresholds: { p99LatencyMs: 2000 },
     ingestSchedules: [],
     ingestMemoryMb: 3008,
+    natGateways: 1,
+    caselaw: { minAcu: 0.5, maxAcu: 2, reader: false, backupRetentionDays: 7, deletionProtection: false },
+    search: { instanceType: 't3.small.search', dataNodes: 1, volumeGb: 10, zoneAwareness: false, masterNodes: 0, masterInstanceType: 'm6g.large.search' },
   },
   prod: {
     prefix: 'asof-prod',
+    courtListenerTokenSecret: 'asof-prod/courtlistener-token',
     retainData: true,
     siteUrl: 'https://asof.example',
     baseUrl: 'https://asof.example/v1',
@@ -56,5 +74,8 @@ export const STAGES: Record<string, StageConfig> = {
     alarmEmail: 'ops@asof.example',
     ingestSchedules: [],
     ingestMemoryMb: 3008,
+    natGateways: 2,
+    caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: true },
+    search: { instanceType: 'm6g.large.search', dataNodes: 2, volumeGb: 50, zoneAwareness: true, masterNodes: 3, masterInstanceType: 'm6g.large.search' },
   },
 };

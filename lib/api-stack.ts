@@ -6,7 +6,10 @@ import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
 import { EdgeFirewall } from './edge-firewall.ts';
+import { CourtListenerToken } from './courtlistener-token.ts';
+import { DataSetup, type DataSetupProps } from './data-setup.ts';
 import { LawApi } from './law-api.ts';
+import type { MonitoredStage } from './monitored-stage.ts';
 import { Operations } from './operations.ts';
 import type { StageBindings } from './store-binding.ts';
 
@@ -24,6 +27,15 @@ export interface ApiStackProps extends StackProps {
   alarmEmail?: string;
   /** Overrides of the alarms' default thresholds (lib/alarm-thresholds.ts). Default: none. */
   alarmThresholds?: Partial<AlarmThresholds>;
+  /**
+   * The stores the deploy-time setup job prepares (Aurora, the search domain); default: no setup job. It lives here,
+   * beside the functions whose IAM roles it maps to OpenSearch roles: the stateful stack cannot refer to them.
+   */
+  setup?: Pick<DataSetupProps, 'caselaw' | 'search'>;
+  /** Secrets Manager name of the CourtListener token for the citation lookup's fallback. Default: no fallback. */
+  courtListenerTokenSecret?: string;
+  /** The stage's other parts its alarms and dashboard watch (the jobs, Aurora, OpenSearch). Default: none. */
+  monitored?: Pick<MonitoredStage, 'jobFunctions' | 'jobDeadLetterQueues' | 'database' | 'search'>;
 }
 
 /** The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its route uses. */
@@ -31,6 +43,7 @@ export class ApiStack extends Stack {
   readonly lawApi: LawApi;
   readonly operations: Operations;
   readonly edgeFirewall: EdgeFirewall;
+  readonly dataSetup?: DataSetup;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -38,22 +51,26 @@ export class ApiStack extends Stack {
       prefix: props.prefix,
       routes: ROUTES,
       plans: new PlanBook().plans,
-      bindings: props.bindings,
+      bindings: {
+        ...props.bindings,
+        ...(props.courtListenerTokenSecret && { fallback: new CourtListenerToken(this, 'CourtListenerToken', { secretName: props.courtListenerTokenSecret }) }),
+      },
       environment: { [ENV.siteUrl]: props.siteUrl, [ENV.baseUrl]: props.baseUrl },
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
     });
     this.edgeFirewall = new EdgeFirewall(this, 'EdgeFirewall', { prefix: props.prefix, stage: this.lawApi.api.deploymentStage });
-    // Alarms and the dashboard over what this stack holds; the jobs, the stores and the WAF join through Operations'
-    // optional props (jobFunctions, jobDeadLetterQueues, database, search, webAcl) when the stage has them.
+    // Alarms and the dashboard over the API, the WAF and whatever else of the stage is given as `monitored`.
     this.operations = new Operations(this, 'Operations', {
       prefix: props.prefix,
       apiStage: this.lawApi.api.deploymentStage,
       routeFunctions: new Map([...this.lawApi.functions].map(([routeId, f]) => [routeId, f.fn])),
       webAcl: { name: this.edgeFirewall.webAcl.name!, metricName: this.edgeFirewall.webAcl.name! },
+      ...props.monitored,
       alarmEmail: props.alarmEmail,
       thresholds: props.alarmThresholds,
     });
+    if (props.setup) this.dataSetup = new DataSetup(this, 'DataSetup', { prefix: props.prefix, ...props.setup, logRetention: props.logRetention });
   }
 }

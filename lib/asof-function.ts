@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
+import { ManagedPolicy, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -24,6 +25,8 @@ export interface AsofFunctionProps {
   layers?: ILayerVersion[];
   /** The function's /tmp (MB); default: Lambda's 512 MB. */
   ephemeralStorageMb?: number;
+  /** The execution role (given the policies Lambda gives a role of its own: logs, and network interfaces in a VPC); default: a role of its own. */
+  role?: IRole;
   description?: string;
 }
 
@@ -55,6 +58,7 @@ export class AsofFunction extends Construct {
       logGroup,
       ...(props.layers && { layers: props.layers }),
       ...(props.ephemeralStorageMb && { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) }),
+      ...(props.role && { role: props.role }),
       ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
       environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
       bundling: {
@@ -68,6 +72,11 @@ export class AsofFunction extends Construct {
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
+    // Lambda gives these to a role it creates, not to one it is given.
+    if (props.role) {
+      props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'));
+      if (props.network) props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
+    }
   }
 
   /** Gives the function a store: its environment, its grant, its network path (see StoreBinding). */

@@ -1,4 +1,5 @@
-import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Annotations } from 'aws-cdk-lib';
+import type { IConnectable, ISecurityGroup, IVpc, Port, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { AsofFunction } from './asof-function.ts';
 
 export type Access = 'read' | 'readwrite';
@@ -30,4 +31,15 @@ export interface StageBindings {
   search?: StoreBinding;
   caselaw?: StoreBinding;
   fallback?: StoreBinding;
+}
+
+/**
+ * Opens `port` of a store in the VPC to a function. Written as the function's rule towards the store, so that CDK puts
+ * the ingress rule in the function's stack when the two are in different stacks: the stateful stack never refers to a
+ * function's security group, which would make the two stacks depend on each other.
+ */
+export function allowFromFunction(fn: AsofFunction, store: IConnectable, port: Port, storeName: string): void {
+  fn.fn.connections.allowTo(store, port, `${fn.fn.node.path} to ${storeName}`);
+  // The egress half is not written: the function's group allows all outbound traffic, the store's ingress rule is the limit.
+  Annotations.of(fn.fn).acknowledgeWarning('@aws-cdk/aws-ec2:ipv4IgnoreEgressRule', 'functions keep all outbound traffic allowed');
 }

@@ -29,9 +29,19 @@ export const ENV = {
   courtListenerBaseUrl: 'ASOF_COURTLISTENER_BASE_URL',
   fallbackDailyRequests: 'ASOF_FALLBACK_DAILY_REQUESTS',
   fallbackPerRequest: 'ASOF_FALLBACK_PER_REQUEST',
-  /** The S3 bucket the ingest job reads its source files from (the event names keys in it). */
+  /** The S3 bucket of the official source files the ingest job reads. */
   sourcesBucket: 'ASOF_SOURCES_BUCKET',
+  /** The deploy-time setup job: Secrets Manager id of Aurora's admin credentials (it connects to the cluster, not the proxy). */
+  caseLawAdminSecret: 'ASOF_CASELAW_ADMIN_SECRET',
+  /** The setup job: JSON arrays of the IAM role ARNs bound to the search index for reading, and for reading and writing. */
+  searchReadRoles: 'ASOF_SEARCH_READ_ROLES',
+  searchWriteRoles: 'ASOF_SEARCH_WRITE_ROLES',
 } as const;
+
+/** What a store is called when its variables leave the name out; lib/ creates the stores under these names. */
+export const DEFAULT_SEARCH_INDEX = 'asof-versions';
+export const DEFAULT_CASELAW_USER = 'asof_api';
+export const DEFAULT_CASELAW_DATABASE = 'asof';
 
 export type LambdaEnv = Readonly<Record<string, string | undefined>>;
 

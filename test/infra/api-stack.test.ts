@@ -214,3 +214,53 @@ describe('the API built from the route table', () => {
     });
   });
 });
+
+describe('the CourtListener token of the case-law fallback', () => {
+  const build = (courtListenerTokenSecret?: string) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stateful = new StatefulStack(app, 'token-stateful', { prefix: 'asof-test' });
+    const api = new ApiStack(app, 'token-api', {
+      prefix: 'asof-test',
+      bindings: stateful.tables,
+      siteUrl: 'https://asof.test',
+      baseUrl: 'https://asof.test/v1',
+      memorySize: 1024,
+      timeoutSeconds: 10,
+      logRetention: RetentionDays.ONE_WEEK,
+      ...(courtListenerTokenSecret && { courtListenerTokenSecret }),
+    });
+    return Template.fromStack(api);
+  };
+  const secretReaders = (tpl: Template) => {
+    const functions = tpl.findResources('AWS::Lambda::Function') as Resources;
+    const policies = Object.values(tpl.findResources('AWS::IAM::Policy') as Resources);
+    return Object.values(functions)
+      .filter((f) => {
+        const role = f.Properties.Role?.['Fn::GetAtt']?.[0];
+        return policies.some(
+          (p) =>
+            (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role) &&
+            (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).some((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue')),
+        );
+      })
+      .map((f) => f.Properties.FunctionName);
+  };
+
+  it('is readable by the citation lookup alone, named in its environment', () => {
+    const tpl = build('asof-test/courtlistener-token');
+
+    expect(secretReaders(tpl)).toEqual(['asof-test-caselaw-citations']);
+    tpl.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'asof-test-caselaw-citations',
+      Environment: { Variables: Match.objectLike({ ASOF_COURTLISTENER_SECRET: 'asof-test/courtlistener-token' }) },
+    });
+  });
+
+  it('is absent when the stage names no secret: no function may read a secret, the fallback answers unavailable', () => {
+    const tpl = build();
+
+    expect(secretReaders(tpl)).toEqual([]);
+    const env = Object.values(tpl.findResources('AWS::Lambda::Function') as Resources).map((f) => f.Properties.Environment?.Variables ?? {});
+    expect(env.some((v) => 'ASOF_COURTLISTENER_SECRET' in v)).toBe(false);
+  });
+});

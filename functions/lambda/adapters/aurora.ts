@@ -2,10 +2,7 @@ import { Signer } from '@aws-sdk/rds-signer';
 import pg from 'pg';
 import { PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { poolClient } from '#stores/postgres/sql-client.ts';
-import { ENV, regionOf, type LambdaEnv } from '../env.ts';
-
-export const DEFAULT_CASELAW_USER = 'asof_api';
-export const DEFAULT_CASELAW_DATABASE = 'asof';
+import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, ENV, regionOf, type LambdaEnv } from '../env.ts';
 
 /** pg to Aurora through RDS Proxy with IAM authentication: a fresh token per new connection, no password held. */
 export function caseLawStore(env: LambdaEnv): PostgresCaseLawStore | null {

@@ -45,11 +45,14 @@ const HEADLINE_SOURCE = (s: string): string => String.raw`
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** A schema name safe to splice into SQL (lowercase identifier), quoted. */
-export function quoteSchema(schema: string): string {
-  if (!IDENTIFIER.test(schema)) throw new Error(`Invalid schema name '${schema}': use a lowercase SQL identifier.`);
-  return `"${schema}"`;
+/** A name (schema, role, database) safe to splice into SQL, quoted: a lowercase identifier, else an error naming `what`. */
+export function quoteIdentifier(name: string, what = 'identifier'): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`Invalid ${what} '${name}': use a lowercase SQL identifier.`);
+  return `"${name}"`;
 }
+
+/** A schema name safe to splice into SQL (lowercase identifier), quoted. */
+export const quoteSchema = (schema: string): string => quoteIdentifier(schema, 'schema name');
 
 /** One schema change. `sql` gets the quoted schema and may hold several statements; it runs all-or-nothing. */
 export interface Migration {

@@ -1,0 +1,226 @@
+/**
+ * What a function gets when it is bound to a store of the stateful stack (Aurora through RDS Proxy, the search domain,
+ * the sources bucket), and the deploy-time setup job with its trigger: environment, IAM grants, network path.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiStack } from '../../lib/api-stack.ts';
+import { AsofFunction } from '../../lib/asof-function.ts';
+import { StatefulStack } from '../../lib/stateful-stack.ts';
+
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
+type Resources = Record<string, Resource>;
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+
+let stateful: Template;
+let api: Template;
+let jobs: Template;
+
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const data = new StatefulStack(app, 'test-stateful', { prefix: 'asof-test' });
+  const apiStack = new ApiStack(app, 'test-api', {
+    prefix: 'asof-test',
+    bindings: { ...data.tables, search: data.search, caselaw: data.caselaw },
+    setup: { caselaw: data.caselaw, search: data.search },
+    siteUrl: 'https://asof.test',
+    baseUrl: 'https://asof.test/v1',
+    memorySize: 1024,
+    timeoutSeconds: 10,
+    logRetention: RetentionDays.ONE_WEEK,
+  });
+  // Functions bound after the setup job exists (as a jobs construct would be), in a stack of their own.
+  const jobStack = new Stack(app, 'test-jobs');
+  const job = (id: string) => new AsofFunction(jobStack, id, { entry: 'jobs/setup.ts', functionName: `asof-test-${id}` });
+  const writer = new AsofFunction(jobStack, 'indexer', { entry: 'jobs/setup.ts', functionName: 'asof-test-indexer', network: data.search.network });
+  writer.bind(data.search, 'readwrite');
+  job('reader').bind(data.sources, 'read');
+  job('loader').bind(data.sources, 'readwrite');
+  stateful = Template.fromStack(data);
+  api = Template.fromStack(apiStack);
+  jobs = Template.fromStack(jobStack);
+});
+
+const functionNamed = (t: Template, name: string): [string, Resource] => {
+  const found = Object.entries(t.findResources('AWS::Lambda::Function') as Resources).find(([, f]) => f.Properties.FunctionName === name);
+  expect(found, name).toBeDefined();
+  return found!;
+};
+const envOf = (t: Template, name: string) => functionNamed(t, name)[1].Properties.Environment.Variables as Record<string, unknown>;
+const statementsOf = (t: Template, name: string): Statement[] => {
+  const roleRef = functionNamed(t, name)[1].Properties.Role['Fn::GetAtt'][0];
+  return Object.values(t.findResources('AWS::IAM::Policy') as Resources)
+    .filter((p) => p.Properties.Roles.some((r: { Ref?: string }) => r.Ref === roleRef))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+};
+const actions = (statements: Statement[], prefix: string) => statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith(prefix));
+const imported = (exportPart: string) => ({ 'Fn::ImportValue': expect.stringMatching(new RegExp(`^test-stateful:ExportsOutput.*${exportPart}`)) });
+const domainArn = { 'Fn::ImportValue': 'test-stateful:ExportsOutputFnGetAttSearchDomainDEDB155FArnE64038D5' };
+const onDomain = (path: string) => ({ 'Fn::Join': ['', [domainArn, path]] });
+/** The ingress rules opened to a function's security group, as `store group export → port`. */
+const ingressTo = (t: Template, fnLogicalId: string) =>
+  Object.values(t.findResources('AWS::EC2::SecurityGroupIngress') as Resources)
+    .map((r) => r.Properties)
+    .filter((p) => JSON.stringify(p.SourceSecurityGroupId).includes(fnLogicalId))
+    .map((p) => `${String(p.GroupId['Fn::ImportValue']).replace(/^test-stateful:ExportsOutputFnGetAtt|GroupId[0-9A-F]{8}$/g, '')} ${p.FromPort}-${p.ToPort}`)
+    .sort();
+
+describe('a route function bound to the search domain (law-search)', () => {
+  it('gets the domain address and the index, and no case-law variables', () => {
+    const env = envOf(api, 'asof-test-law-search');
+    expect(env.ASOF_SEARCH_URL).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::ImportValue': expect.any(String) }]] });
+    expect(JSON.stringify(env.ASOF_SEARCH_URL)).toContain('DomainEndpoint');
+    expect(env.ASOF_SEARCH_INDEX).toBe('asof-versions');
+    expect(Object.keys(env).filter((k) => k.startsWith('ASOF_CASELAW') || k === 'ASOF_SEARCH_READ_ROLES')).toEqual([]);
+  });
+
+  it('may read the index only: its documents (GET, HEAD), _search by POST, and the index’s cluster health', () => {
+    const es = statementsOf(api, 'asof-test-law-search').filter((s) => actions([s], 'es:').length);
+    expect(es).toEqual([
+      { Action: ['es:ESHttpGet', 'es:ESHttpHead'], Effect: 'Allow', Resource: [onDomain('/asof-versions'), onDomain('/asof-versions/*')] },
+      { Action: 'es:ESHttpPost', Effect: 'Allow', Resource: onDomain('/asof-versions/_search') },
+      { Action: ['es:ESHttpGet', 'es:ESHttpHead'], Effect: 'Allow', Resource: onDomain('/_cluster/health/asof-versions') },
+    ]);
+  });
+
+  it('runs in the functions’ subnets and is let in on 443 by the domain, and by nothing else', () => {
+    const [id, fn] = functionNamed(api, 'asof-test-law-search');
+    expect(JSON.stringify(fn.Properties.VpcConfig.SubnetIds)).toMatch(/functionsSubnet1.*functionsSubnet2/);
+    expect(ingressTo(api, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['SearchDomainSecurityGroup91949D7F 443-443']);
+  });
+});
+
+describe('a function bound to the search domain for writing (an indexing job)', () => {
+  it('may use every method on the index and POST /_bulk, nothing else of the domain', () => {
+    const es = statementsOf(jobs, 'asof-test-indexer').filter((s) => actions([s], 'es:').length);
+    expect(es).toEqual([
+      {
+        Action: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpDelete', 'es:ESHttpPost', 'es:ESHttpPut', 'es:ESHttpPatch'],
+        Effect: 'Allow',
+        Resource: [onDomain('/asof-versions'), onDomain('/asof-versions/*')],
+      },
+      { Action: 'es:ESHttpPost', Effect: 'Allow', Resource: onDomain('/_bulk') },
+      { Action: ['es:ESHttpGet', 'es:ESHttpHead'], Effect: 'Allow', Resource: onDomain('/_cluster/health/asof-versions') },
+    ]);
+    const [id] = functionNamed(jobs, 'asof-test-indexer');
+    expect(ingressTo(jobs, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['SearchDomainSecurityGroup91949D7F 443-443']);
+  });
+});
+
+describe('route functions bound to the case-law replica', () => {
+  for (const route of ['caselaw-case', 'caselaw-cited-by', 'caselaw-citations']) {
+    it(`${route}: the proxy's address, port, the API user and database; an IAM login as that user on the proxy; 5432 on the proxy`, () => {
+      const env = envOf(api, `asof-test-${route}`);
+      expect(env).toMatchObject({ ASOF_CASELAW_HOST: imported('CaselawDatabaseProxy.*Endpoint'), ASOF_CASELAW_PORT: '5432', ASOF_CASELAW_USER: 'asof_api', ASOF_CASELAW_DATABASE: 'asof' });
+      expect(Object.keys(env).filter((k) => k.startsWith('ASOF_SEARCH') || k === 'ASOF_CASELAW_ADMIN_SECRET')).toEqual([]);
+      const rds = statementsOf(api, `asof-test-${route}`).filter((s) => actions([s], 'rds').length);
+      expect(rds).toEqual([
+        {
+          Action: 'rds-db:connect',
+          Effect: 'Allow',
+          Resource: {
+            'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':rds-db:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':dbuser:', { 'Fn::Select': [6, { 'Fn::Split': [':', imported('CaselawDatabaseProxy.*DBProxyArn')] }] }, '/asof_api']],
+          },
+        },
+      ]);
+      expect(actions(statementsOf(api, `asof-test-${route}`), 'secretsmanager:')).toEqual([]);
+      const [id] = functionNamed(api, `asof-test-${route}`);
+      expect(ingressTo(api, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['CaselawDatabaseProxyProxySecurityGroupCBC3579D 5432-5432']);
+    });
+  }
+});
+
+describe('route functions bound to neither', () => {
+  it('stay outside the VPC, with no search or case-law variables or grants', () => {
+    for (const route of ['law-lookup', 'law-text', 'health', 'law-coverage']) {
+      const [, fn] = functionNamed(api, `asof-test-${route}`);
+      expect(fn.Properties.VpcConfig, route).toBeUndefined();
+      expect(Object.keys(envOf(api, `asof-test-${route}`)).filter((k) => /^ASOF_(SEARCH|CASELAW)/.test(k)), route).toEqual([]);
+      const granted = statementsOf(api, `asof-test-${route}`);
+      expect([...actions(granted, 'es:'), ...actions(granted, 'rds-db:')], route).toEqual([]);
+    }
+  });
+});
+
+describe('the setup job', () => {
+  it('runs as the search domain’s master role, in the functions’ subnets, with the runtime’s RDS certificate authorities', () => {
+    const [, fn] = functionNamed(api, 'asof-test-setup');
+    expect(fn.Properties.Role).toEqual(imported('SearchDomainAdminRole'));
+    expect(JSON.stringify(fn.Properties.VpcConfig.SubnetIds)).toMatch(/functionsSubnet1.*functionsSubnet2/);
+    expect(fn.Properties.Timeout).toBe(300);
+    expect(envOf(api, 'asof-test-setup').NODE_EXTRA_CA_CERTS).toBe('/var/runtime/ca-cert.pem');
+  });
+
+  it('is told the admin secret, the API user and database, the domain, and the roles bound to the index by access level', () => {
+    const env = envOf(api, 'asof-test-setup');
+    expect(env).toMatchObject({
+      ASOF_CASELAW_ADMIN_SECRET: imported('CaselawDatabaseAdminSecretAttachment'),
+      ASOF_CASELAW_USER: 'asof_api',
+      ASOF_CASELAW_DATABASE: 'asof',
+      ASOF_SEARCH_INDEX: 'asof-versions',
+    });
+    // The read roles: exactly the one route function bound to search for reading.
+    const [lawSearchId, lawSearch] = functionNamed(api, 'asof-test-law-search');
+    expect(env.ASOF_SEARCH_READ_ROLES).toEqual({ 'Fn::Join': ['', ['["', lawSearch.Properties.Role, '"]']] });
+    expect(lawSearchId).toMatch(/^LawApiRoutelawsearch/);
+    // The write roles: the function bound for writing in another stack, after the setup job was built.
+    const [, indexer] = functionNamed(jobs, 'asof-test-indexer');
+    expect(JSON.stringify(env.ASOF_SEARCH_WRITE_ROLES)).toContain(JSON.stringify(indexer.Properties.Role['Fn::GetAtt'][0]).slice(1, -1));
+  });
+
+  it('may read the admin secret and call every path of the domain; its role gets the Lambda execution and VPC policies', () => {
+    const adminRole = Object.entries(stateful.findResources('AWS::IAM::Role') as Resources).find(([id]) => id.startsWith('SearchDomainAdminRole'))!;
+    expect(JSON.stringify(adminRole[1].Properties.ManagedPolicyArns)).toMatch(/AWSLambdaBasicExecutionRole.*AWSLambdaVPCAccessExecutionRole/);
+    const statements = Object.values(stateful.findResources('AWS::IAM::Policy') as Resources)
+      .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === adminRole[0]))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Effect: 'Allow', Resource: { Ref: expect.stringMatching(/^CaselawDatabaseAdminSecretAttachment/) } },
+        {
+          Action: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpDelete', 'es:ESHttpPost', 'es:ESHttpPut', 'es:ESHttpPatch'],
+          Effect: 'Allow',
+          Resource: [{ 'Fn::GetAtt': ['SearchDomainDEDB155F', 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['SearchDomainDEDB155F', 'Arn'] }, '/*']] }],
+        },
+      ]),
+    );
+    expect(actions(statements, 'rds-db:')).toEqual([]);
+  });
+
+  it('reaches Aurora itself on 5432 (not the proxy) and the domain on 443', () => {
+    const [id] = functionNamed(api, 'asof-test-setup');
+    expect(ingressTo(api, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['CaselawDatabaseClusterSecurityGroup916C7137 5432-5432', 'SearchDomainSecurityGroup91949D7F 443-443']);
+  });
+
+  it('is run by a trigger on the function’s current version (a new version on any change of code or configuration), waiting for its answer', () => {
+    const triggers = Object.values(api.findResources('Custom::Trigger') as Resources);
+    expect(triggers).toHaveLength(1);
+    const [setupId] = functionNamed(api, 'asof-test-setup');
+    expect(triggers[0]!.Properties).toMatchObject({ InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true, HandlerArn: { Ref: expect.stringMatching(/^DataSetupJobFunctionCurrentVersion/) } });
+    expect(Number(triggers[0]!.Properties.Timeout)).toBeGreaterThan(300_000);
+    const version = Object.values(api.findResources('AWS::Lambda::Version') as Resources)[0]!;
+    expect(version.Properties.FunctionName).toEqual({ Ref: setupId });
+  });
+
+  it('must run as the master role: binding the domain’s setup to another function is refused', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const data = new StatefulStack(app, 'test-stateful', { prefix: 'asof-test' });
+    const other = new AsofFunction(new Stack(app, 'test-other'), 'Other', { entry: 'jobs/setup.ts', functionName: 'asof-test-other', network: data.search.network });
+    expect(() => data.search.bindSetup(other)).toThrow(/master role/);
+  });
+});
+
+describe('functions bound to the sources bucket', () => {
+  it('get the bucket name and a read grant, or a read and write grant; they need no VPC', () => {
+    for (const [name, writes] of [['asof-test-reader', false], ['asof-test-loader', true]] as const) {
+      expect(envOf(jobs, name).ASOF_SOURCES_BUCKET).toEqual(imported('SourcesBucket'));
+      const s3 = actions(statementsOf(jobs, name), 's3:');
+      expect(s3, name).toEqual(expect.arrayContaining(['s3:GetObject*', 's3:List*']));
+      expect(s3.includes('s3:PutObject'), name).toBe(writes);
+      expect(s3.some((a) => a.startsWith('s3:DeleteObject')), name).toBe(writes);
+      expect(functionNamed(jobs, name)[1].Properties.VpcConfig, name).toBeUndefined();
+    }
+  });
+});
