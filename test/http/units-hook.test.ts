@@ -39,12 +39,13 @@ const batchRoute = defineRoute({
 });
 
 let stores: EmbeddedStores;
+let usageLog: UsageLog;
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null);
-  const usageLog = new UsageLog(stores.meters);
+  usageLog = new UsageLog(stores.meters);
   const services: Services = {
     site: { siteUrl: '', baseUrl: '' },
     now: () => NOW,
@@ -68,6 +69,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((done) => server?.close(() => done()));
+  // Usage records are written behind the responses: the last ones must land before the store closes.
+  await usageLog?.flush();
   await stores?.close();
 });
 
