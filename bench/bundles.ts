@@ -10,18 +10,15 @@ import { ENV, TABLE_ENV } from '#lambda/env.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** Fresh processes per bundle; the runs go round the bundles in turn, so that a burst of load on the machine is spread over all of them. */
-export const INIT_RUNS = 15;
+const INIT_RUNS = 15;
 
-export interface InitTimes {
+export interface BundleFigure {
+  /** A route id, a baseline's or a variant's name. */
+  name: string;
   medianMs: number;
   minMs: number;
   /** Median CPU time (user + system, all threads) of the import: less sensitive than wall time to other work on a shared machine. */
   cpuMedianMs: number;
-}
-
-export interface BundleFigure extends InitTimes {
-  /** A route id, or a baseline's name. */
-  name: string;
   bytes: number;
   gzipBytes: number;
   /** The source map beside the bundle (Node reads it at load with --enable-source-maps). */
@@ -58,8 +55,8 @@ export const LAMBDA_BUNDLING: BuildOptions = {
 };
 
 /**
- * The baselines' entries. `dynamodb`: the document client every function builds (functions/stores/dynamodb/client.ts);
- * `powertools`: that plus the logger, metrics and tracer behind middy that the issue asks of every function.
+ * The baselines' entries: the DynamoDB document client every function builds (functions/stores/dynamodb/client.ts),
+ * then that with the logger, metrics and tracer behind middy that the issue asks of every function.
  */
 const BASELINES: { name: string; contents: string }[] = [
   { name: 'empty module', contents: 'export const handler = async () => ({});' },
@@ -89,9 +86,9 @@ const BASELINES: { name: string; contents: string }[] = [
 
 /**
  * The environment of a deployed function: what the Lambda runtime sets (reserved variables, X-Ray daemon) and what
- * lib/ configures (NODE_OPTIONS, the service name, every store bound so that each function builds what its route
- * uses). AWS_EXECUTION_ENV and LAMBDA_TASK_ROOT matter: with them the Powertools Tracer is enabled and patches
- * http/https, and the X-Ray SDK starts in Lambda mode, as in AWS. No AWS call is made at load.
+ * lib/ configures (the service name; every store bound, so that each function builds what its route uses; NODE_OPTIONS
+ * is added per bundle). AWS_EXECUTION_ENV and LAMBDA_TASK_ROOT matter: with them the Powertools Tracer is enabled and
+ * patches http/https, and the X-Ray SDK starts in Lambda mode, as in AWS. No AWS call is made at load.
  */
 function deployedEnv(name: string, taskRoot: string): NodeJS.ProcessEnv {
   return {
@@ -113,7 +110,6 @@ function deployedEnv(name: string, taskRoot: string): NodeJS.ProcessEnv {
     AWS_SESSION_TOKEN: 'bench',
     AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000',
     AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
-    NODE_OPTIONS: DEPLOYED_NODE_OPTIONS,
     POWERTOOLS_SERVICE_NAME: 'asof',
     ...Object.fromEntries(Object.entries(TABLE_ENV).map(([kind, table]) => [table, `asof-bench-${kind}`])),
     [ENV.siteUrl]: 'https://asof.test',
