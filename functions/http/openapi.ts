@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { ErrorCode } from '#shared/errors.ts';
 import { ERROR_STATUS } from './error-status.ts';
 import { pathsOf, type Route } from './route.ts';
-import { ErrorEnvelopeSchema } from './schemas.ts';
+import { ErrorEnvelopeSchema, RESPONSE_SCHEMAS } from './schemas-responses.ts';
 
 const AUTH_ERRORS: readonly ErrorCode[] = ['missing_bearer', 'invalid_key', 'missing_scope', 'rate_limited', 'daily_limit_exceeded', 'monthly_limit_exceeded'];
 /** A public route ignores a key it is sent, but the edge limit still counts the token (120 a minute). */
@@ -69,7 +69,7 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
                 ...Object.fromEntries(Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [name, { schema: { type: 'string' as const }, description }])),
               },
             }),
-            content: { 'application/json': { schema: r.schema } },
+            content: { 'application/json': { schema: RESPONSE_SCHEMAS[r.schema] } },
           },
         ]),
       ),

@@ -3,6 +3,7 @@ import type { Scope } from '#accounts/authenticate.ts';
 import type { ApiKeyRecord } from '#accounts/ports.ts';
 import type { ErrorCode } from '#shared/errors.ts';
 import type { Services } from '#runtime/services.ts';
+import type { ResponseSchemaId } from './schemas-responses.ts';
 
 export type Method = 'GET' | 'POST';
 
@@ -32,7 +33,11 @@ export interface RouteResult {
 
 export interface RouteResponse {
   description: string;
-  schema: z.ZodType;
+  /**
+   * The resource answered, by its OpenAPI component id (schemas-responses.ts): only the document is built from the
+   * schemas, so a function serving the route never loads them.
+   */
+  schema: ResponseSchemaId;
 }
 
 /** One endpoint: the single source the local server, the Lambda functions, the API Gateway and OpenAPI are built from. */

@@ -146,7 +146,7 @@ describe('setupDeps: the AWS wiring from a deployed setup function’s environme
     const deps = await setupDeps(env);
     clients.push(deps.search!.client);
     // Assess: the secret named in the environment was read; the access is the environment's.
-    expect(secrets.asked).toContain(ADMIN_SECRET);
+    expect(secrets.reads).toContain(ADMIN_SECRET);
     expect(deps.caselaw!.access).toEqual({ database: 'asof', user: 'asof_api' });
     expect(deps.search!.access).toEqual({ index: 'asof-versions', readRoles: READERS, writeRoles: WRITERS });
     expect(adminConnectionConfig({ username: 'u', password: 'p', host: 'h', port: 5432 }, 'asof')).toMatchObject({ host: 'h', port: 5432, user: 'u', database: 'asof', ssl: { rejectUnauthorized: true } });

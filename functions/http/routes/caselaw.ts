@@ -1,7 +1,7 @@
 /** Case law: citation resolution, one case, the cases citing it. */
 import { citationsOf, handleCase, handleCitationLookup, handleCitedBy } from '../handlers/caselaw.ts';
 import { defineRoute } from '../route.ts';
-import { CaseInputSchema, CaseResponseSchema, CitationLookupInputSchema, CitationLookupResponseSchema, CitedByInputSchema, CitedByResponseSchema } from '../schemas-caselaw.ts';
+import { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
 import { lookupScope } from './access.ts';
 
 export const caselawCitations = defineRoute({
@@ -21,7 +21,7 @@ export const caselawCitations = defineRoute({
     'Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. ' +
     'Resolution only says which case a citation names, never whether it is still good law. With `fallback: "courtlistener"`, citations the replica ' +
     'lacks are looked up with CourtListener (per-request cap, daily budget of the shared token; never for test keys) and written back.',
-  responses: { 200: { description: 'one result per citation, in the order found', schema: CitationLookupResponseSchema } },
+  responses: { 200: { description: 'one result per citation, in the order found', schema: 'CitationLookupResponse' } },
   responseHeaders: { 'x-asof-fallback-remaining': "with a fallback: the provider's requests left today on the shared token" },
   errors: ['missing_fields', 'bad_json', 'bad_fallback', 'too_many', 'too_large', 'caselaw_unavailable'],
   handle: handleCitationLookup,
@@ -38,7 +38,7 @@ export const caselawCase = defineRoute({
   fieldCodes: { clusterId: 'bad_id' },
   tag: 'caselaw',
   summary: 'One case (a CourtListener cluster) with its parallel citations and how many cases cite it',
-  responses: { 200: { description: 'the case record', schema: CaseResponseSchema } },
+  responses: { 200: { description: 'the case record', schema: 'CaseResponse' } },
   errors: ['bad_id', 'not_found', 'caselaw_unavailable'],
   handle: handleCase,
 });
@@ -54,7 +54,7 @@ export const caselawCitedBy = defineRoute({
   fieldCodes: { clusterId: 'bad_id', limit: 'bad_limit' },
   tag: 'caselaw',
   summary: 'The cases citing a case, most-cited first, each with its depth',
-  responses: { 200: { description: 'citing cases', schema: CitedByResponseSchema } },
+  responses: { 200: { description: 'citing cases', schema: 'CitedByResponse' } },
   errors: ['bad_id', 'bad_limit', 'missing_fields', 'caselaw_unavailable'],
   handle: handleCitedBy,
 });

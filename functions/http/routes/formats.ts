@@ -1,7 +1,7 @@
 /** The filing-format registry. */
 import { handleFormat } from '../handlers/formats.ts';
 import { defineRoute } from '../route.ts';
-import { FormatInputSchema, FormatResponseSchema } from '../schemas-formats.ts';
+import { FormatInputSchema } from '../schemas-formats.ts';
 import { lookupScope } from './access.ts';
 
 export const lawFormat = defineRoute({
@@ -18,7 +18,7 @@ export const lawFormat = defineRoute({
   description:
     'Records for a jurisdiction, highest court first; filter by `level` or by `court` (CourtListener court id). A record is a reading of the rules, ' +
     'not the rules: `stale` says when a cited rule in force today no longer matches the version the record was read from.',
-  responses: { 200: { description: 'filing-format records', schema: FormatResponseSchema } },
+  responses: { 200: { description: 'filing-format records', schema: 'FormatResponse' } },
   errors: ['missing_fields', 'bad_level', 'not_carried', 'statutes_unavailable'],
   handle: handleFormat,
 });

@@ -1,7 +1,7 @@
 /** The law: a section version in force on a date, its quotable text, and search over the law in force. */
 import { handleLookup, handleSearch, handleText } from '../handlers/law.ts';
 import { defineRoute } from '../route.ts';
-import { LookupInputSchema, LookupResponseSchema, SearchInputSchema, SearchResponseSchema, TextResponseSchema } from '../schemas.ts';
+import { LookupInputSchema, SearchInputSchema } from '../schemas.ts';
 import { lookupFieldCodes, lookupScope } from './access.ts';
 
 export const lawLookup = defineRoute({
@@ -17,7 +17,7 @@ export const lawLookup = defineRoute({
   summary: 'The version of a section in force on a date',
   description:
     'Never a nearest guess: when nothing under that key was in force on the date, the answer is 404 no_edition_on_file with didYouMean.',
-  responses: { 200: { description: 'the section version in force', schema: LookupResponseSchema } },
+  responses: { 200: { description: 'the section version in force', schema: 'LookupResponse' } },
   errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'not_carried', 'no_edition_on_file', 'statutes_unavailable'],
   handle: handleLookup,
 });
@@ -33,7 +33,7 @@ export const lawText = defineRoute({
   fieldCodes: lookupFieldCodes,
   tag: 'law',
   summary: 'The quotable parts of the section version in force on a date',
-  responses: { 200: { description: 'text result', schema: TextResponseSchema } },
+  responses: { 200: { description: 'text result', schema: 'TextResponse' } },
   errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'not_carried', 'no_edition_on_file', 'statutes_unavailable'],
   handle: handleText,
 });
@@ -50,7 +50,7 @@ export const lawSearch = defineRoute({
   tag: 'law',
   summary: 'Ranked lexical search over the law in force on a date',
   description: 'Every term must match (AND). Natural-language questions must be turned into keywords.',
-  responses: { 200: { description: 'ranked hits', schema: SearchResponseSchema } },
+  responses: { 200: { description: 'ranked hits', schema: 'SearchResponse' } },
   errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'bad_limit', 'not_carried', 'statutes_unavailable'],
   handle: handleSearch,
 });

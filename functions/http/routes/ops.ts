@@ -1,7 +1,7 @@
 /** The public operations endpoints: coverage, quality, liveness and corpus health. */
 import { handleCorpusHealth, handleCoverage, handleLiveness, handleQuality } from '../handlers/ops.ts';
 import { defineRoute } from '../route.ts';
-import { CoverageInputSchema, CoverageResponseSchema, EmptyInputSchema, HealthRecordSchema, QualityInputSchema, QualityResponseSchema } from '../schemas.ts';
+import { CoverageInputSchema, EmptyInputSchema, QualityInputSchema } from '../schemas.ts';
 import { publicAccess } from './access.ts';
 
 export const lawCoverage = defineRoute({
@@ -15,7 +15,7 @@ export const lawCoverage = defineRoute({
   fieldCodes: { corpus: 'bad_corpus' },
   tag: 'operations',
   summary: 'What is carried: collections, dates covered, sections and versions',
-  responses: { 200: { description: 'coverage matrix', schema: CoverageResponseSchema } },
+  responses: { 200: { description: 'coverage matrix', schema: 'CoverageResponse' } },
   errors: ['bad_corpus', 'internal_error', 'statutes_unavailable'],
   handle: handleCoverage,
 });
@@ -30,7 +30,7 @@ export const lawQuality = defineRoute({
   input: QualityInputSchema,
   tag: 'operations',
   summary: 'Findings of the latest audit of the stored data (non-passing checks only)',
-  responses: { 200: { description: 'latest audit run and its findings', schema: QualityResponseSchema } },
+  responses: { 200: { description: 'latest audit run and its findings', schema: 'QualityResponse' } },
   errors: ['statutes_unavailable'],
   handle: handleQuality,
 });
@@ -45,7 +45,7 @@ export const health = defineRoute({
   input: EmptyInputSchema,
   tag: 'operations',
   summary: 'Process liveness; never touches the corpus',
-  responses: { 200: { description: 'alive', schema: HealthRecordSchema } },
+  responses: { 200: { description: 'alive', schema: 'HealthRecord' } },
   errors: [],
   handle: handleLiveness,
 });
@@ -61,8 +61,8 @@ export const healthCorpus = defineRoute({
   tag: 'operations',
   summary: 'Can law be served: the latest probe verdict (probes run at most every five minutes)',
   responses: {
-    200: { description: 'healthy', schema: HealthRecordSchema },
-    503: { description: 'unhealthy, or unknown when the verdict is older than fifteen minutes', schema: HealthRecordSchema },
+    200: { description: 'healthy', schema: 'HealthRecord' },
+    503: { description: 'unhealthy, or unknown when the verdict is older than fifteen minutes', schema: 'HealthRecord' },
   },
   errors: [],
   handle: handleCorpusHealth,

@@ -1,4 +1,3 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { NO_FALLBACK, type FallbackConfig } from '#runtime/services.ts';
 import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
 import { ENV, regionOf, type LambdaEnv } from '../env.ts';
@@ -10,14 +9,17 @@ const positive = (raw: string | undefined, fallback: number): number => {
 
 /**
  * The CourtListener fallback on the shared token, kept in Secrets Manager and read on first use (a read that fails
- * makes that call's fallback `unavailable`, never the call). No secret bound: no fallback.
+ * makes that call's fallback `unavailable`, never the call). No secret bound: no fallback. The Secrets Manager client
+ * is loaded with the first read, not at module load: most calls never ask for the fallback, and a function reads the
+ * token once.
  */
 export function courtListenerFallback(env: LambdaEnv): FallbackConfig {
   const secretId = env[ENV.courtListenerSecret];
   if (!secretId) return NO_FALLBACK;
-  const secrets = new SecretsManagerClient({ region: regionOf(env) });
+  const region = regionOf(env);
   const token = async () => {
-    const out = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
+    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+    const out = await new SecretsManagerClient({ region }).send(new GetSecretValueCommand({ SecretId: secretId }));
     const value = out.SecretString?.trim();
     if (!value) throw new Error(`the secret ${secretId} holds no token`);
     return value;

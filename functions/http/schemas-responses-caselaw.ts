@@ -1,0 +1,84 @@
+import * as z from 'zod';
+import 'zod-openapi';
+import { MAX_CANDIDATES } from '#caselaw/resolve.ts';
+
+/** The case-law resources, for the OpenAPI document only (see schemas-responses.ts). */
+
+const date = z.string().meta({ description: 'calendar date YYYY-MM-DD', example: '1983-07-05' });
+
+export const ReporterCitationSchema = z
+  .object({
+    volume: z.string(),
+    reporter: z.string().meta({ description: 'the reporters-db edition abbreviation', example: 'U.S.' }),
+    page: z.string(),
+    type: z.int().meta({ description: "CourtListener's citation type: 1 federal, 2 state, 3 state regional, 4 specialty, 5 early SCOTUS, 6 Lexis, 7 West, 8 neutral" }),
+  })
+  .meta({ id: 'ReporterCitation' });
+
+export const ClusterSchema = z
+  .object({
+    id: z.int(),
+    absolute_url: z.string().meta({ example: '/opinion/111014/marsh-v-chambers/' }),
+    courtlistener_url: z.url().meta({ description: "the cluster's page on CourtListener" }),
+    case_name: z.string(),
+    case_name_full: z.string(),
+    case_name_short: z.string(),
+    date_filed: date.nullable().meta({ description: 'null when the source gives no date' }),
+    court: z.string().nullable().meta({ description: 'CourtListener court id (`scotus`, `ca9`); null when the source does not say', example: 'scotus' }),
+    docket_id: z.int().nullable(),
+    docket: z.null(),
+    precedential_status: z.string(),
+    citation_count: z.int(),
+    citations: z.array(ReporterCitationSchema),
+  })
+  .meta({ id: 'Cluster' });
+
+export const ResolvedCitationSchema = z
+  .object({
+    citation: z.string().meta({ description: 'the citation as found in the text (or as given)' }),
+    normalized_citations: z.array(z.string()).meta({ description: 'canonical form per candidate reporters-db edition' }),
+    start_index: z.int().meta({ description: 'UTF-16 code-unit offset in the input text where the citation starts' }),
+    end_index: z.int().meta({ description: 'UTF-16 code-unit offset where it ends (exclusive): text.slice(start_index, end_index)' }),
+    status: z.union([z.literal(200), z.literal(300), z.literal(400), z.literal(404)]),
+    error_message: z.string(),
+    clusters: z.array(ClusterSchema).max(MAX_CANDIDATES),
+  })
+  .meta({ id: 'ResolvedCitation' });
+
+export const FallbackSummarySchema = z
+  .object({
+    attempted: z.int(),
+    resolved: z.int(),
+    capped: z.int(),
+    backfilled: z.int(),
+    status: z.enum(['ok', 'unavailable', 'rate_limited', 'skipped', 'none']),
+  })
+  .meta({ id: 'FallbackSummary' });
+
+export const CitationLookupResponseSchema = z
+  .object({
+    results: z.array(ResolvedCitationSchema),
+    provenance: z.object({ source: z.string(), dataAsOf: date.nullable(), resolution: z.string() }),
+    fallback: FallbackSummarySchema.optional().meta({ description: 'present only when a fallback was requested' }),
+    disclaimer: z.string(),
+  })
+  .meta({ id: 'CitationLookupResponse' });
+
+export const CaseRecordSchema = ClusterSchema.extend({
+  cited_by_count: z.int().meta({ description: 'distinct cases in the replica citing this one' }),
+}).meta({ id: 'CaseRecord' });
+
+export const CaseResponseSchema = z.object({ result: CaseRecordSchema, provenance: z.object({ source: z.string(), dataAsOf: date.nullable() }), disclaimer: z.string() }).meta({ id: 'CaseResponse' });
+
+export const CitingCaseSchema = ClusterSchema.extend({
+  depth: z.int().meta({ description: 'how many times the citing case cites this one (summed over its opinions)' }),
+}).meta({ id: 'CitingCase' });
+
+export const CitedByResponseSchema = z
+  .object({
+    results: z.array(CitingCaseSchema),
+    next: z.string().nullable().meta({ description: 'cursor for the next page; null on the last' }),
+    provenance: z.object({ source: z.string(), dataAsOf: date.nullable() }),
+    disclaimer: z.string(),
+  })
+  .meta({ id: 'CitedByResponse' });

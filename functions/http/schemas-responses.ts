@@ -1,0 +1,204 @@
+import * as z from 'zod';
+import 'zod-openapi';
+import { CADENCE_CLASSES, CORPORA, SECTION_STATUSES, TEMPORAL_BASES } from '#law/model.ts';
+import { CaseResponseSchema, CitationLookupResponseSchema, CitedByResponseSchema } from './schemas-responses-caselaw.ts';
+import { FormatResponseSchema } from './schemas-responses-formats.ts';
+
+/**
+ * One zod schema per resource the API answers with, and the error envelope: the OpenAPI document is generated from
+ * them (real answers are checked against it in tests). Loaded only where the document is built (openapi.ts): a route
+ * names its responses by id (RESPONSE_SCHEMAS), so that the functions serving the API never build these at load.
+ */
+
+const isoTimestamp = z.string().meta({ description: 'ISO 8601 timestamp', example: '2024-03-18T00:00:00-04:00' });
+const calendarDate = z.string().meta({ description: 'calendar date YYYY-MM-DD', example: '2024-03-18' });
+
+export const CitationSchema = z
+  .object({
+    jurisdiction: z.string().meta({ description: 'short lowercase jurisdiction code', example: 'us' }),
+    corpus: z.enum(CORPORA),
+    key: z.string().meta({ description: 'citation key within the corpus', example: '28-1291' }),
+    display: z.string().meta({ example: '28 U.S.C. § 1291' }),
+    parts: z.record(z.string(), z.string()).meta({ description: 'structural parts of the citation; may be empty' }),
+  })
+  .meta({ id: 'Citation' });
+
+export const ProvenanceSchema = z
+  .object({
+    sourceUrl: z.url(),
+    retrievedAt: isoTimestamp,
+    contentHash: z.string().meta({ description: '`sha256:` + hex SHA-256 of bodyText (NFC, \\n line ends)' }),
+    sourceSystem: z.string(),
+    versionLabel: z.string(),
+  })
+  .meta({ id: 'Provenance' });
+
+const status = z.enum(SECTION_STATUSES);
+const temporalBasis = z.enum(TEMPORAL_BASES);
+
+export const SectionVersionSchema = z
+  .object({
+    citation: CitationSchema,
+    catchline: z.string(),
+    bodyText: z.string(),
+    historyNote: z.string(),
+    note: z.string().nullable(),
+    status,
+    validFrom: isoTimestamp,
+    validTo: isoTimestamp.meta({ description: 'end of validity (exclusive); 9999-12-31T23:59:59Z when open' }),
+    ingestedAt: isoTimestamp,
+    temporalBasis,
+    permalink: z.url(),
+    provenance: ProvenanceSchema,
+    disclaimer: z.string(),
+    topics: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'SectionVersion' });
+
+export const TextResultSchema = z
+  .object({
+    citation: CitationSchema,
+    catchline: z.string(),
+    bodyText: z.string(),
+    historyNote: z.string(),
+    note: z.string().nullable(),
+    status,
+    temporalBasis,
+    versionLabel: z.string(),
+    permalink: z.url(),
+    disclaimer: z.string(),
+  })
+  .meta({ id: 'TextResult' });
+
+export const SearchHitSchema = z
+  .object({
+    citation: CitationSchema,
+    catchline: z.string(),
+    snippet: z.string().meta({ description: 'HTML-escaped excerpt; matched terms wrapped in <b>…</b>, no other markup' }),
+    status,
+    temporalBasis,
+    versionLabel: z.string(),
+    provenance: ProvenanceSchema,
+  })
+  .meta({ id: 'SearchHit' });
+
+export const CoverageRecordSchema = z
+  .object({
+    jurisdiction: z.string(),
+    corpus: z.enum(CORPORA),
+    name: z.string(),
+    cadenceClass: z.enum(CADENCE_CLASSES),
+    temporalBasis,
+    coverageFrom: calendarDate,
+    latestVersion: z.string(),
+    sections: z.int().min(0),
+    versions: z.int().min(0),
+    lastRetrievedAt: isoTimestamp,
+  })
+  .meta({ id: 'CoverageRecord' });
+
+export const CoverageResponseSchema = z
+  .object({
+    coverage: z.array(CoverageRecordSchema),
+    note: z.string(),
+    generatedAt: isoTimestamp,
+    stale: z
+      .object({ ageSeconds: z.int().min(0), refreshFailures: z.int().min(0), lastError: z.string().nullable() })
+      .optional()
+      .meta({ description: 'present only when the cached numbers can no longer be trusted as current' }),
+  })
+  .meta({ id: 'CoverageResponse' });
+
+const checkStatus = z.enum(['pass', 'warn', 'fail']);
+export const AuditRunSchema = z
+  .object({
+    ranAt: isoTimestamp,
+    jurisdiction: z.string().meta({ description: 'a jurisdiction code, or `all`' }),
+    trigger: z.enum(['schedule', 'manual', 'ingest', 'startup']),
+    totalChecks: z.int().min(0),
+    passed: z.int().min(0),
+    warned: z.int().min(0),
+    failed: z.int().min(0),
+  })
+  .meta({ id: 'AuditRun' });
+
+export const AuditFindingSchema = z
+  .object({
+    scope: z.string().meta({ description: '`jurisdiction/corpus/collection`, or `search`', example: 'dc/statutes/dc-code' }),
+    check_name: z.string(),
+    status: checkStatus,
+    detail: z.string(),
+    rows: z.int().min(0),
+    avg_chars: z.int().nullable(),
+    max_chars: z.int().nullable(),
+    unexplained_empty: z.int().min(0),
+    misattributed: z.int().min(0),
+  })
+  .meta({ id: 'AuditFinding' });
+
+export const QualityResponseSchema = z
+  .object({
+    run: AuditRunSchema.nullable(),
+    findings: z.array(AuditFindingSchema),
+    note: z.string(),
+    history: z.array(AuditRunSchema).optional().meta({ description: 'earlier runs, newest first (with `history=true`)' }),
+  })
+  .meta({ id: 'QualityResponse' });
+
+export const HealthRecordSchema = z
+  .object({
+    ok: z.boolean(),
+    status: z.enum(['healthy', 'unhealthy', 'unknown']),
+    reason: z.string(),
+    checkedSecondsAgo: z.int().meta({ description: 'age of the verdict in seconds; -1 when no probe has run' }),
+    service: z.string(),
+    timestamp: isoTimestamp,
+  })
+  .meta({ id: 'HealthRecord' });
+
+export const SuggestionSchema = z
+  .object({
+    citation: z.string().meta({ description: 'a key the lookup endpoint accepts' }),
+    display: z.string(),
+    validFrom: isoTimestamp,
+    validTo: isoTimestamp,
+    versionLabel: z.string(),
+    reason: z.enum(['earliest-version', 'latest-version', 'next-version', 'similar-key']),
+  })
+  .meta({ id: 'Suggestion' });
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    error: z
+      .object({
+        code: z.string().meta({ description: 'stable machine-readable code; switch on this, never on message' }),
+        message: z.string(),
+        requestId: z.string(),
+        didYouMean: z.array(SuggestionSchema).optional().meta({ description: 'with no_edition_on_file' }),
+        requiredScope: z.string().optional().meta({ description: 'with missing_scope' }),
+      })
+      .loose(),
+  })
+  .meta({ id: 'Error' });
+
+export const resultOf = <T extends z.ZodType>(schema: T, id: string) => z.object({ result: schema }).meta({ id });
+
+export const LookupResponseSchema = resultOf(SectionVersionSchema, 'LookupResponse');
+export const TextResponseSchema = resultOf(TextResultSchema, 'TextResponse');
+export const SearchResponseSchema = z.object({ results: z.array(SearchHitSchema), disclaimer: z.string() }).meta({ id: 'SearchResponse' });
+
+/** The response resources by their OpenAPI component id: what a route's `responses` name. */
+export const RESPONSE_SCHEMAS = {
+  LookupResponse: LookupResponseSchema,
+  TextResponse: TextResponseSchema,
+  SearchResponse: SearchResponseSchema,
+  CoverageResponse: CoverageResponseSchema,
+  QualityResponse: QualityResponseSchema,
+  HealthRecord: HealthRecordSchema,
+  FormatResponse: FormatResponseSchema,
+  CitationLookupResponse: CitationLookupResponseSchema,
+  CaseResponse: CaseResponseSchema,
+  CitedByResponse: CitedByResponseSchema,
+} as const;
+
+export type ResponseSchemaId = keyof typeof RESPONSE_SCHEMAS;
