@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import { ROUTES } from '#http/routes.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
+import { FUNCTION_BUNDLE } from '../lib/asof-function.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** Fresh processes per bundle; the runs go round the bundles in turn, so that a burst of load on the machine is spread over all of them. */
@@ -41,16 +42,17 @@ export interface BundleResults {
 }
 
 /** lib/asof-function.ts: `environment` and `bundling` of every function (CDK runs esbuild with these). */
-const DEPLOYED_NODE_OPTIONS = '--enable-source-maps';
+const DEPLOYED_NODE_OPTIONS = FUNCTION_BUNDLE.nodeOptions;
 export const LAMBDA_BUNDLING: BuildOptions = {
   bundle: true,
   platform: 'node',
-  target: 'node22',
   format: 'esm',
-  minify: true,
-  sourcemap: true,
-  mainFields: ['module', 'main'],
-  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  target: FUNCTION_BUNDLE.target,
+  minify: FUNCTION_BUNDLE.minify,
+  sourcemap: FUNCTION_BUNDLE.sourceMap,
+  sourcesContent: FUNCTION_BUNDLE.sourcesContent,
+  mainFields: [...FUNCTION_BUNDLE.mainFields],
+  banner: { js: FUNCTION_BUNDLE.banner },
   logLevel: 'error',
 };
 
@@ -117,8 +119,19 @@ function deployedEnv(name: string, taskRoot: string): NodeJS.ProcessEnv {
     [ENV.searchUrl]: 'https://search.asof.test',
     [ENV.caseLawHost]: 'proxy.asof.test',
     [ENV.courtListenerSecret]: 'asof-bench/courtlistener-token',
+    [ENV.sourcesBucket]: 'asof-bench-sources',
+    [ENV.caseLawAdminSecret]: 'asof-bench/caselaw-admin',
+    [ENV.searchReadRoles]: '["arn:aws:iam::123456789012:role/asof-bench-reader"]',
+    [ENV.searchWriteRoles]: '["arn:aws:iam::123456789012:role/asof-bench-writer"]',
   };
 }
+
+/** Every function the stacks deploy: one per route, the bearer authorizer, the scheduled jobs and the deploy-time setup job. */
+const FUNCTIONS: { name: string; entry: string }[] = [
+  ...ROUTES.map((r) => ({ name: r.id, entry: `routes/${r.id}.ts` })),
+  { name: 'authorizer', entry: 'authorizer.ts' },
+  ...['probe', 'coverage', 'audit', 'ingest', 'setup'].map((job) => ({ name: `job-${job}`, entry: `jobs/${job}.ts` })),
+];
 
 /** The function whose deployment settings are varied (the most called endpoint). */
 const LEVERS_OF = 'law-lookup';
@@ -133,7 +146,7 @@ interface Lever {
 
 const LEVERS: Lever[] = [
   { name: 'as deployed' },
-  { name: 'source map without sourcesContent', bundling: { sourcesContent: false } },
+  { name: 'source map with sourcesContent', bundling: { sourcesContent: true } },
   { name: 'no --enable-source-maps', nodeOptions: '' },
   { name: 'CommonJS bundle, required', bundling: { format: 'cjs', banner: {} }, load: 'require' },
 ];
@@ -195,7 +208,7 @@ export async function bundleFigures(log: (line: string) => void, runs = INIT_RUN
   try {
     const baselines = await Promise.all(BASELINES.map((b) => bundle(b.name, outdir, { contents: b.contents })));
     const entryOf = (id: string) => ({ file: join(REPO, 'functions/lambda/routes', `${id}.ts`) });
-    const functions = await Promise.all(ROUTES.map((r) => bundle(r.id, outdir, entryOf(r.id))));
+    const functions = await Promise.all(FUNCTIONS.map((f) => bundle(f.name, outdir, { file: join(REPO, 'functions/lambda', f.entry) })));
     const levers = await Promise.all(LEVERS.map((l) => bundle(`${LEVERS_OF}, ${l.name}`, outdir, entryOf(LEVERS_OF), l)));
     const all = [...baselines, ...functions, ...levers];
     const times = new Map<Built, { wallMs: number; cpuMs: number }[]>(all.map((b) => [b, []]));

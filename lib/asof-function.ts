@@ -33,6 +33,21 @@ export interface AsofFunctionProps {
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
+ * How every function is bundled and started: the NodejsFunction options below and the benchmark, which measures the
+ * assets as deployed (bench/bundles.ts), both read this.
+ */
+export const FUNCTION_BUNDLE = {
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  // The map turns stack traces into files and lines; the sources it could also hold only cost load time (bench 1d).
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  nodeOptions: '--enable-source-maps',
+} as const;
+
+/**
  * Every function of the service, endpoint or job: Node.js 22 on ARM64, an esbuild ESM bundle with the AWS SDK inside,
  * source maps, X-Ray, an explicit log group. Stores are given with `bind`, which sets environment, grant and network
  * together.
@@ -60,16 +75,18 @@ export class AsofFunction extends Construct {
       ...(props.ephemeralStorageMb && { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) }),
       ...(props.role && { role: props.role }),
       ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
-      environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
+      environment: { NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions, POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
       bundling: {
+        // ESM: the code reads import.meta.url at load (e.g. reporters-db's default folder), which a CommonJS bundle lacks.
         format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
+        target: FUNCTION_BUNDLE.target,
+        minify: FUNCTION_BUNDLE.minify,
+        sourceMap: FUNCTION_BUNDLE.sourceMap,
+        sourcesContent: FUNCTION_BUNDLE.sourcesContent,
         // The SDK is bundled (pinned with the code, tree-shaken), not taken from the runtime.
         externalModules: [],
-        mainFields: ['module', 'main'],
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        mainFields: [...FUNCTION_BUNDLE.mainFields],
+        banner: FUNCTION_BUNDLE.banner,
       },
     });
     // Lambda gives these to a role it creates, not to one it is given.
