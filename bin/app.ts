@@ -1,54 +1,13 @@
-/** The CDK app: one set of stacks per stage, chosen with `-c stage=dev|prod`. */
-import { App } from 'aws-cdk-lib';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { ApiStack } from '../lib/api-stack.ts';
-import { JobsStack } from '../lib/jobs-stack.ts';
-import { StatefulStack } from '../lib/stateful-stack.ts';
+/** The CDK app: one set of stacks per stage, chosen with `-c stage=dev|prod`, checked by cdk-nag's AWS Solutions rules. */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { defineStage } from './stage.ts';
 import { STAGES } from './stages.ts';
-
-const LOG_RETENTION = { 7: RetentionDays.ONE_WEEK, 30: RetentionDays.ONE_MONTH, 90: RetentionDays.THREE_MONTHS, 365: RetentionDays.ONE_YEAR } as const;
 
 const app = new App();
 const stageName = String(app.node.tryGetContext('stage') ?? 'dev');
 const config = STAGES[stageName];
 if (!config) throw new Error(`unknown stage '${stageName}' (known: ${Object.keys(STAGES).join(', ')})`);
 
-const env = config.account && config.region ? { env: { account: config.account, region: config.region } } : {};
-const stateful = new StatefulStack(app, `${config.prefix}-stateful`, {
-  prefix: config.prefix,
-  retainData: config.retainData,
-  network: { natGateways: config.natGateways },
-  caselaw: config.caselaw,
-  search: config.search,
-  logRetention: LOG_RETENTION[config.logRetentionDays],
-  ...env,
-});
-// Before the API stack: the setup job there maps the ingest job's role to the search index's write role.
-const jobs = new JobsStack(app, `${config.prefix}-jobs`, {
-  prefix: config.prefix,
-  bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources },
-  ingestSchedules: config.ingestSchedules,
-  ingestMemoryMb: config.ingestMemoryMb,
-  logRetention: LOG_RETENTION[config.logRetentionDays],
-  ...env,
-});
-new ApiStack(app, `${config.prefix}-api`, {
-  prefix: config.prefix,
-  bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
-  setup: { caselaw: stateful.caselaw, search: stateful.search },
-  siteUrl: config.siteUrl,
-  baseUrl: config.baseUrl,
-  memorySize: config.functionMemoryMb,
-  timeoutSeconds: config.functionTimeoutSeconds,
-  logRetention: LOG_RETENTION[config.logRetentionDays],
-  courtListenerTokenSecret: config.courtListenerTokenSecret,
-  alarmEmail: config.alarmEmail,
-  alarmThresholds: config.alarmThresholds,
-  monitored: {
-    jobFunctions: new Map(Object.entries(jobs.jobs.functions).map(([job, f]) => [job, f.fn])),
-    jobDeadLetterQueues: new Map(Object.entries(jobs.jobs.deadLetterQueues)),
-    database: { cluster: stateful.caselaw.cluster, proxy: stateful.caselaw.proxy },
-    search: { domain: stateful.search.domain, dataNodes: config.search.dataNodes, volumeSizeGiB: config.search.volumeGb },
-  },
-  ...env,
-});
+defineStage(app, config);
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -102,6 +102,15 @@ export class CaselawDatabase extends Construct implements StoreBinding {
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.SNAPSHOT,
     });
     this.cluster.node.addDependency(logs);
+    // The admin password is used by the deploy-time setup job alone (the API logs in with IAM); it changes every 30
+    // days. The rotation function runs where it reaches Secrets Manager (through the NAT) and the cluster.
+    this.cluster.addRotationSingleUser({ automaticallyAfter: Duration.days(30), vpcSubnets: props.network.functions.subnets });
+    if (!(props.deletionProtection ?? true)) {
+      Validations.of(this.cluster).acknowledge({
+        id: 'AwsSolutions-RDS10',
+        reason: 'This stage turns deletion protection off (bin/stages.ts: a development stage whose replica is rebuilt from the bulk data); prod keeps it on.',
+      });
+    }
 
     // End-to-end IAM authentication: the proxy's role may log in to the database as the API user (an rds-db:connect
     // grant on the cluster's resource id), and no Secrets Manager secret of that user is needed.

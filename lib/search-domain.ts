@@ -1,11 +1,11 @@
-import { Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EbsDeviceVolumeType, Port } from 'aws-cdk-lib/aws-ec2';
 import { Grant, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, ResourcePolicy, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
+import { CfnDomain, Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import { DEFAULT_SEARCH_INDEX, ENV } from '../functions/lambda/env.ts';
-import type { AsofFunction } from './asof-function.ts';
+import { LAMBDA_ACKNOWLEDGEMENTS, type AsofFunction } from './asof-function.ts';
 import type { StageNetwork } from './network.ts';
 import { allowFromFunction, type Access, type FunctionNetwork, type StoreBinding } from './store-binding.ts';
 
@@ -120,26 +120,48 @@ export class SearchDomain extends Construct implements StoreBinding {
       removalPolicy: props.retain === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     this.domain.node.addDependency(logsPolicy);
+    this.acknowledgeNagFindings(masterNodes, props.zoneAwareness ?? false);
+  }
+
+  /** cdk-nag findings of the domain and its master role, each with why it stands. */
+  private acknowledgeNagFindings(masterNodes: number, zoneAwareness: boolean): void {
+    Validations.of(this.domain).acknowledge(
+      {
+        id: 'AwsSolutions-OS3',
+        reason: 'The domain is reachable only inside the VPC (security group: the bound functions on 443); an IP allow list adds nothing there.',
+      },
+      {
+        id: 'AwsSolutions-OS5',
+        reason:
+          'No request is anonymous: with no resource policy, a caller needs an IAM grant (SigV4, given by bind) and an OpenSearch role ' +
+          '(fine-grained access control, mapped by the setup job); the domain is in the VPC.',
+      },
+      ...(masterNodes === 0
+        ? [{ id: 'AwsSolutions-OS4', reason: 'This stage runs without dedicated master nodes (bin/stages.ts: a small development domain); prod has three.' }]
+        : []),
+      ...(zoneAwareness ? [] : [{ id: 'AwsSolutions-OS7', reason: 'This stage runs one zone (bin/stages.ts: a single-node development domain); prod is zone-aware.' }]),
+    );
+    const domainId = Stack.of(this).getLogicalId(this.domain.node.defaultChild as CfnDomain);
+    Validations.of(this.adminRole).acknowledge(...LAMBDA_ACKNOWLEDGEMENTS.filter((a) => a.id !== 'AwsSolutions-L1'), {
+      id: `AwsSolutions-IAM5[Resource::<${domainId}.Arn>/*]`,
+      reason: 'The master user of fine-grained access control: the setup job creates the index and writes the security plugin’s roles and mappings.',
+    });
   }
 
   /**
-   * The domain's https address and the index in the function's environment; an IAM grant on the index only (read: its
-   * documents by GET and HEAD, _search by POST; readwrite: every method on the index, and POST /_bulk, the adapter's
-   * write path) and on the index's cluster health (the adapter's ping); 443 opened to the function. The function's role
-   * is recorded by access level for the setup job, which maps it to the OpenSearch role of that level.
+   * The domain's https address and the index in the function's environment; an IAM grant on exactly the paths the
+   * adapter (functions/stores/opensearch/search-index.ts) sends to, no wildcard: read = POST <index>/_search, GET
+   * <index>/_count (the audit) and GET _cluster/health/<index> (the probe's ping); readwrite adds POST _bulk (every
+   * write) and POST <index>/_refresh. 443 opened to the function. The function's role is recorded by access level for
+   * the setup job, which maps it to the OpenSearch role of that level (fine-grained access: the second gate).
    */
   bind(fn: AsofFunction, access: Access): void {
     fn.addEnvironment(ENV.searchUrl, `https://${this.domain.domainEndpoint}`).addEnvironment(ENV.searchIndex, this.indexName);
-    const arn = this.domain.domainArn;
-    if (access === 'read') {
-      this.domain.grantIndexRead(this.indexName, fn.fn);
-      // opensearch-js sends a search with a body as POST.
-      Grant.addToPrincipal({ grantee: fn.fn, actions: ['es:ESHttpPost'], resourceArns: [`${arn}/${this.indexName}/_search`] });
-    } else {
-      this.domain.grantIndexReadWrite(this.indexName, fn.fn);
-      Grant.addToPrincipal({ grantee: fn.fn, actions: ['es:ESHttpPost'], resourceArns: [`${arn}/_bulk`] });
-    }
-    this.domain.grantPathRead(`_cluster/health/${this.indexName}`, fn.fn);
+    const path = (p: string) => `${this.domain.domainArn}/${p}`;
+    const grant = (actions: string[], paths: string[]) => Grant.addToPrincipal({ grantee: fn.fn, actions, resourceArns: paths.map(path) });
+    grant(['es:ESHttpGet', 'es:ESHttpPost'], [`${this.indexName}/_search`, `${this.indexName}/_count`]);
+    grant(['es:ESHttpGet'], [`_cluster/health/${this.indexName}`]);
+    if (access === 'readwrite') grant(['es:ESHttpPost'], ['_bulk', `${this.indexName}/_refresh`]);
     allowFromFunction(fn, this.domain, Port.tcp(443), 'the search domain');
     this.bound[access].add(fn.fn.role!);
   }

@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ENV } from '../functions/lambda/env.ts';
@@ -8,6 +9,8 @@ import type { Access, StoreBinding } from './store-binding.ts';
 const S3_LOGS_USE_BUCKET_POLICY = '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy';
 
 export interface SourcesBucketProps {
+  /** The stage's resource name prefix: the bucket is `<prefix>-sources-<account>-<region>`. */
+  prefix: string;
   /** Keep the buckets (and the files) when the stack goes away. Default: true. */
   retain?: boolean;
   /** How long S3 server access logs are kept. Default: 365 days. */
@@ -22,8 +25,15 @@ export interface SourcesBucketProps {
 export class SourcesBucket extends Construct implements StoreBinding {
   readonly bucket: Bucket;
   readonly accessLogs: Bucket;
+  /**
+   * The bucket's name from the stage prefix and the pseudo-parameters of whichever stack uses it: a function in another
+   * stack of the stage is granted on it without a cross-stack import, so its grant (and cdk-nag's finding on the object
+   * wildcard) reads the same in every stage.
+   */
+  readonly bucketName: string;
+  private readonly prefix: string;
 
-  constructor(scope: Construct, id: string, props: SourcesBucketProps = {}) {
+  constructor(scope: Construct, id: string, props: SourcesBucketProps) {
     super(scope, id);
     // The log delivery service writes through a bucket policy, not an ACL, so both buckets keep ACLs disabled.
     this.node.setContext(S3_LOGS_USE_BUCKET_POLICY, true);
@@ -41,13 +51,24 @@ export class SourcesBucket extends Construct implements StoreBinding {
       ...locked,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: props.accessLogRetention ?? Duration.days(365) }],
     });
-    this.bucket = new Bucket(this, 'Bucket', { ...locked, versioned: true, serverAccessLogsBucket: this.accessLogs, serverAccessLogsPrefix: 'sources/' });
+    this.prefix = props.prefix;
+    this.bucketName = `${props.prefix}-sources-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+    this.bucket = new Bucket(this, 'Bucket', { ...locked, bucketName: this.bucketName, versioned: true, serverAccessLogsBucket: this.accessLogs, serverAccessLogsPrefix: 'sources/' });
   }
 
-  /** The bucket's name in the function's environment; a grant to read the files, or to read and write them. */
+  /**
+   * The bucket's name in the function's environment; a grant to list the bucket and read its files, or also to write
+   * and delete them: named actions only, on the bucket and its objects.
+   */
   bind(fn: AsofFunction, access: Access): void {
-    fn.addEnvironment(ENV.sourcesBucket, this.bucket.bucketName);
-    if (access === 'read') this.bucket.grantRead(fn.fn);
-    else this.bucket.grantReadWrite(fn.fn);
+    fn.addEnvironment(ENV.sourcesBucket, this.bucketName);
+    const bucketArn = `arn:${Aws.PARTITION}:s3:::${this.bucketName}`;
+    Grant.addToPrincipal({ grantee: fn.fn, actions: ['s3:ListBucket'], resourceArns: [bucketArn] });
+    const objectActions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];
+    Grant.addToPrincipal({ grantee: fn.fn, actions: objectActions, resourceArns: [`${bucketArn}/*`] });
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.prefix}-sources-<AWS::AccountId>-<AWS::Region>/*]`,
+      reason: 'The ingest job reads whichever source files an event names: any object of the sources bucket, and nothing outside it.',
+    });
   }
 }

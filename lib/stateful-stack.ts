@@ -45,6 +45,6 @@ export class StatefulStack extends Stack {
     const stores = { prefix: props.prefix, network: this.network, retain, ...(logRetention && { logRetention }) };
     this.caselaw = new CaselawDatabase(this, 'CaselawDatabase', { ...stores, ...props.caselaw });
     this.search = new SearchDomain(this, 'SearchDomain', { ...stores, ...props.search });
-    this.sources = new SourcesBucket(this, 'SourcesBucket', { retain });
+    this.sources = new SourcesBucket(this, 'SourcesBucket', { prefix: props.prefix, retain });
   }
 }
