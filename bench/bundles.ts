@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import { ROUTES } from '#http/routes.ts';
+import { PAGES } from '#http/pages/permalink.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
 import { FUNCTION_BUNDLE } from '../lib/asof-function.ts';
 
@@ -126,10 +127,11 @@ function deployedEnv(name: string, taskRoot: string): NodeJS.ProcessEnv {
   };
 }
 
-/** Every function the stacks deploy: one per route, the bearer authorizer, the scheduled jobs and the deploy-time setup job. */
+/** Every function the stacks deploy: one per route, the bearer authorizer, the site's pages, the scheduled jobs and the deploy-time setup job. */
 const FUNCTIONS: { name: string; entry: string }[] = [
   ...ROUTES.map((r) => ({ name: r.id, entry: `routes/${r.id}.ts` })),
   { name: 'authorizer', entry: 'authorizer.ts' },
+  ...PAGES.map((p) => ({ name: `page-${p.id}`, entry: `pages/${p.id}.ts` })),
   ...['probe', 'coverage', 'audit', 'ingest', 'setup'].map((job) => ({ name: `job-${job}`, entry: `jobs/${job}.ts` })),
 ];
 

@@ -550,7 +550,7 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
     '## 1d. Lambda bundles (AWS stack issue)',
     '',
     ...(separately ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, ''] : []),
-    'Every function the stacks deploy (one per route, the bearer authorizer, the scheduled jobs and the deploy-time setup job, `job-…`) bundled ' +
+    'Every function the stacks deploy (one per route, the bearer authorizer, the site pages `page-…`, the scheduled jobs and the deploy-time setup job, `job-…`) bundled ' +
       'as lib/asof-function.ts asks CDK to (esbuild, ESM, node22, minified, source map without the sources, AWS SDK inside), written as ' +
       'CDK writes the asset (`index.mjs` and `index.mjs.map`), and its module init measured as deployed: `await import()` of the bundle in a fresh ' +
       `Node process with the function's NODE_OPTIONS (\`${b.nodeOptions}\`) and the environment the Lambda runtime sets (AWS_EXECUTION_ENV, ` +

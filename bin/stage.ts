@@ -22,7 +22,7 @@ export function defineStage(app: App, config: StageConfig) {
   // Before the API stack: the setup job there maps the ingest job's role to the search index's write role.
   const jobs = new JobsStack(app, `${config.prefix}-jobs`, {
     prefix: config.prefix,
-    bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources },
+    bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources, caselaw: stateful.caselaw },
     ingestSchedules: config.ingestSchedules,
     ingestMemoryMb: config.ingestMemoryMb,
     logRetention: LOG_RETENTION[config.logRetentionDays],
@@ -32,8 +32,7 @@ export function defineStage(app: App, config: StageConfig) {
     prefix: config.prefix,
     bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
     setup: { caselaw: stateful.caselaw, search: stateful.search },
-    siteUrl: config.siteUrl,
-    baseUrl: config.baseUrl,
+    ...(config.domain && { domain: config.domain }),
     memorySize: config.functionMemoryMb,
     timeoutSeconds: config.functionTimeoutSeconds,
     logRetention: LOG_RETENTION[config.logRetentionDays],

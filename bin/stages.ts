@@ -1,4 +1,5 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
+import type { StageDomain } from '../lib/api-domain.ts';
 import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { CaselawCapacity } from '../lib/caselaw-database.ts';
 import type { SearchCapacity } from '../lib/search-domain.ts';
@@ -12,9 +13,11 @@ export interface StageConfig {
   region?: string;
   /** Keep stateful resources when the stack is deleted. */
   retainData: boolean;
-  /** Public addresses: permalinks resolve under siteUrl; the API is served at baseUrl. */
-  siteUrl: string;
-  baseUrl: string;
+  /**
+   * The stage's own domain (an ACM certificate in the stage's region, optionally the Route 53 zone for its alias): the
+   * public site, where permalinks resolve, at its root and the API at /v1. Undefined = API Gateway's own addresses.
+   */
+  domain?: StageDomain;
   /** Each endpoint function's memory (MB) and timeout (s). */
   functionMemoryMb: number;
   functionTimeoutSeconds: number;
@@ -49,8 +52,6 @@ export const STAGES: Record<string, StageConfig> = {
     prefix: 'asof-dev',
     courtListenerTokenSecret: 'asof-dev/courtlistener-token',
     retainData: true,
-    siteUrl: 'https://dev.asof.example',
-    baseUrl: 'https://dev.asof.example/v1',
     functionMemoryMb: 1024,
     functionTimeoutSeconds: 10,
     logRetentionDays: 7,
@@ -66,8 +67,7 @@ export const STAGES: Record<string, StageConfig> = {
     prefix: 'asof-prod',
     courtListenerTokenSecret: 'asof-prod/courtlistener-token',
     retainData: true,
-    siteUrl: 'https://asof.example',
-    baseUrl: 'https://asof.example/v1',
+    // With a domain of your own: domain: { name: 'asof.example.org', certificateArn: 'arn:aws:acm:…', hostedZone: { id: 'Z…', name: 'example.org' } },
     functionMemoryMb: 1769,
     functionTimeoutSeconds: 10,
     logRetentionDays: 90,

@@ -2,14 +2,17 @@ import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
+import { PAGES } from '../functions/http/pages/permalink.ts';
 import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
+import { ApiDomain, type StageDomain } from './api-domain.ts';
 import { EdgeFirewall } from './edge-firewall.ts';
 import { CourtListenerToken } from './courtlistener-token.ts';
 import { DataSetup, type DataSetupProps } from './data-setup.ts';
 import { LawApi } from './law-api.ts';
 import type { MonitoredStage } from './monitored-stage.ts';
+import { PublicSite } from './public-site.ts';
 import { Operations } from './operations.ts';
 import type { StageBindings } from './store-binding.ts';
 
@@ -17,9 +20,11 @@ export interface ApiStackProps extends StackProps {
   prefix: string;
   /** The stage's stores (the stateful stack's). */
   bindings: StageBindings;
-  /** Where permalinks point and the API's public base, e.g. https://api.example.org and https://api.example.org/v1. */
-  siteUrl: string;
-  baseUrl: string;
+  /**
+   * The stage's own domain: the public site at its root, the API at /v1. Default: API Gateway's addresses, where the
+   * API is `https://<id>.execute-api.<region>.amazonaws.com/v1` and the site `https://<other id>…/site`.
+   */
+  domain?: StageDomain;
   memorySize: number;
   timeoutSeconds: number;
   logRetention: RetentionDays;
@@ -38,10 +43,15 @@ export interface ApiStackProps extends StackProps {
   monitored?: Pick<MonitoredStage, 'jobFunctions' | 'jobDeadLetterQueues' | 'database' | 'search'>;
 }
 
-/** The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its route uses. */
+/**
+ * The API of a stage: the route table as API Gateway methods, one function per route, each given only the stores its
+ * route uses; the public site's permalink pages beside it; the edge firewall over both, the alarms and the dashboard.
+ */
 export class ApiStack extends Stack {
   readonly lawApi: LawApi;
   readonly operations: Operations;
+  readonly site: PublicSite;
+  readonly domain?: ApiDomain;
   readonly edgeFirewall: EdgeFirewall;
   readonly dataSetup?: DataSetup;
 
@@ -55,17 +65,35 @@ export class ApiStack extends Stack {
         ...props.bindings,
         ...(props.courtListenerTokenSecret && { fallback: new CourtListenerToken(this, 'CourtListenerToken', { secretName: props.courtListenerTokenSecret }) }),
       },
-      environment: { [ENV.siteUrl]: props.siteUrl, [ENV.baseUrl]: props.baseUrl },
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
     });
+    this.site = new PublicSite(this, 'PublicSite', {
+      prefix: props.prefix,
+      pages: PAGES,
+      versions: props.bindings.versions,
+      logRetention: props.logRetention,
+      loggingRole: this.lawApi.loggingRole,
+    });
+    if (props.domain) this.domain = new ApiDomain(this, 'Domain', { domain: props.domain, api: this.lawApi.api, site: this.site.api });
+    // Every answer's permalinks and the OpenAPI document's server: the domain's, or API Gateway's own addresses.
+    const siteUrl = this.domain?.siteUrl ?? this.site.defaultUrl;
+    const baseUrl = this.domain?.baseUrl ?? this.lawApi.defaultUrl;
+    for (const fn of this.lawApi.functions.values()) {
+      fn.addEnvironment(ENV.siteUrl, siteUrl);
+      fn.addEnvironment(ENV.baseUrl, baseUrl);
+    }
     this.edgeFirewall = new EdgeFirewall(this, 'EdgeFirewall', { prefix: props.prefix, stage: this.lawApi.api.deploymentStage });
+    this.edgeFirewall.protect('SiteAssociation', this.site.api.deploymentStage);
     // Alarms and the dashboard over the API, the WAF and whatever else of the stage is given as `monitored`.
     this.operations = new Operations(this, 'Operations', {
       prefix: props.prefix,
       apiStage: this.lawApi.api.deploymentStage,
-      routeFunctions: new Map([...this.lawApi.functions].map(([routeId, f]) => [routeId, f.fn])),
+      routeFunctions: new Map([
+        ...[...this.lawApi.functions].map(([routeId, f]) => [routeId, f.fn] as const),
+        ...[...this.site.functions].map(([pageId, f]) => [`page-${pageId}`, f.fn] as const),
+      ]),
       webAcl: { name: this.edgeFirewall.webAcl.name!, metricName: this.edgeFirewall.webAcl.name! },
       ...props.monitored,
       alarmEmail: props.alarmEmail,

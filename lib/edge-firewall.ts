@@ -7,7 +7,7 @@ import { EDGE_LIMIT_PER_MINUTE } from '../functions/accounts/edge-limit.ts';
 
 export interface EdgeFirewallProps {
   prefix: string;
-  /** The API stage the web ACL protects. */
+  /** The API stage the web ACL protects (more with `protect`). */
   stage: Stage;
   /** Requests a presented token (Authorization header value) may make per window. Default: 120, the spec's edge limit. */
   perTokenLimit?: number;
@@ -94,7 +94,7 @@ export class EdgeFirewall extends Construct {
       ],
     });
 
-    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stage.stageArn, webAclArn: this.webAcl.attrArn });
+    this.protect('Association', props.stage);
 
     // WAF delivers only to a log group whose name begins with aws-waf-logs-, named by its ARN without the `:*` suffix.
     const logs = new LogGroup(this, 'BlockedRequests', {
@@ -113,6 +113,11 @@ export class EdgeFirewall extends Construct {
       },
     });
     logging.node.addDependency(logs);
+  }
+
+  /** Puts another stage (the public site's) behind the same rules; one web ACL may guard several stages. */
+  protect(id: string, stage: Stage): void {
+    new CfnWebACLAssociation(this, id, { resourceArn: stage.stageArn, webAclArn: this.webAcl.attrArn });
   }
 }
 

@@ -1,12 +1,13 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccessLogFormat, ApiKeySourceType, EndpointType, LogGroupLogDestination, IdentitySource, LambdaIntegration, MethodLoggingLevel, ResponseType, RestApi, TokenAuthorizer, type IResource, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ApiKeySourceType, EndpointType, IdentitySource, LambdaIntegration, ResponseType, RestApi, TokenAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct, type IDependable } from 'constructs';
 import { usagePlanName, usagePlanThrottle } from '../functions/accounts/gateway-tier.ts';
 import type { Plan } from '../functions/accounts/plans.ts';
 import { pathsOf, type Route, type RouteStore } from '../functions/http/route.ts';
 import { AsofFunction, REPORTERS_DB_DIR, reportersDbLayer } from './asof-function.ts';
+import { loggedStage, resourceAt } from './rest-resources.ts';
 import type { Access, StageBindings, StoreBinding } from './store-binding.ts';
 
 export interface LawApiProps {
@@ -15,12 +16,15 @@ export interface LawApiProps {
   plans: readonly Plan[];
   /** The stage's stores; a route is given those it declares (Route.stores), plus the keys and the meters. */
   bindings: StageBindings;
-  /** Environment of every route function (the public addresses). */
-  environment: Record<string, string>;
+  /** Environment of every route function beyond its stores'. Default: none (the stack adds the public addresses). */
+  environment?: Record<string, string>;
   memorySize: number;
   timeout: Duration;
   logRetention: RetentionDays;
 }
+
+/** The API's one stage, its version: `{base_url}` ends in it. */
+export const API_STAGE = 'v1';
 
 /** What each store a route declares means for its function: which binding, with what access. */
 const ROUTE_STORE_BINDING: Record<RouteStore, [keyof StageBindings, Access]> = {
@@ -90,19 +94,10 @@ export class LawApi extends Construct {
 
   constructor(scope: Construct, id: string, props: LawApiProps) {
     super(scope, id);
-    // One line per request (request id, caller IP, method, path, status, latency); never the Authorization header.
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.api = new RestApi(this, 'Api', {
       restApiName: `${props.prefix}-api`,
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
-      deployOptions: {
-        stageName: 'v1',
-        tracingEnabled: true,
-        metricsEnabled: true,
-        loggingLevel: MethodLoggingLevel.ERROR,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
-      },
+      deployOptions: loggedStage(this, API_STAGE, props.logRetention),
       cloudWatchRole: true,
       // The authorizer names each call's API key (the key's hash), so that its tier's usage plan throttles it.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
@@ -200,11 +195,15 @@ export class LawApi extends Construct {
       });
     }
   }
-}
 
-/** The resource for a path such as /law/cases/{clusterId}/cited-by, creating the missing parts. */
-function resourceAt(root: IResource, path: string): IResource {
-  let resource = root;
-  for (const part of path.split('/').filter(Boolean)) resource = resource.getResource(part) ?? resource.addResource(part);
-  return resource;
+  /** The resource that sets the account's API Gateway logging role; another API's logging stage must come after it. */
+  get loggingRole(): IDependable {
+    return this.api.node.findChild('Account') as IDependable;
+  }
+
+  /** The API's address on API Gateway's own domain, its stage included (no trailing slash). */
+  get defaultUrl(): string {
+    const stack = Stack.of(this);
+    return `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${API_STAGE}`;
+  }
 }

@@ -18,6 +18,8 @@ export interface JobBindings {
   search?: StoreBinding;
   /** The bucket the ingest job reads its source files from (sets ASOF_SOURCES_BUCKET). */
   sources?: StoreBinding;
+  /** The case-law replica the ingest job loads CourtListener records into (its `courtlistener` events). */
+  caselaw?: StoreBinding;
 }
 
 /** An ingest run on a schedule: `name` in the schedule's name, an EventBridge Scheduler expression, the ingest event. */
@@ -90,11 +92,11 @@ const JOB_SPECS: Record<JobName, JobSpec> = {
     schedule: ScheduleExpression.expression('cron(15 4 * * ? *)'),
   },
   ingest: {
-    description: 'Ingest: source files from the sources bucket into the versions table and the search index',
+    description: 'Ingest: source files from the sources bucket into the versions table and the search index, or CourtListener records into the case-law replica',
     memorySize: 3008,
     timeout: Duration.minutes(15),
     ephemeralStorageMb: 2048,
-    stores: { versions: 'readwrite', search: 'readwrite', ops: 'readwrite', sources: 'read' },
+    stores: { versions: 'readwrite', search: 'readwrite', ops: 'readwrite', sources: 'read', caselaw: 'readwrite' },
     maxEventAge: Duration.hours(6),
     deliveryRetries: 3,
     // An ingest is idempotent, so one retry completes what a transient failure interrupted.
@@ -217,5 +219,6 @@ function checkIngestSchedules(schedules: readonly IngestSchedule[], bindings: Jo
     } catch (err) {
       throw new Error(`ingest schedule '${s.name}': ${(err as Error).message}`);
     }
+    if (s.event.kind === 'courtlistener' && !bindings.caselaw) throw new Error(`ingest schedule '${s.name}' loads CourtListener records: it needs the case-law replica (bindings.caselaw)`);
   }
 }

@@ -9,13 +9,8 @@ import { CoverageService } from '#ops/coverage.ts';
 import { NO_FALLBACK, type FallbackConfig, type Services } from '#runtime/services.ts';
 import { CachingFormatStore } from '#stores/cache/format-store.ts';
 import { TimeWindowStamps } from '#stores/cache/change-stamps.ts';
-import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
-import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
-import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
-import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
-import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { ENV, TABLE_ENV, regionOf, required, type LambdaEnv } from './env.ts';
+import { dynamoStores } from './dynamo-stores.ts';
+import { ENV, TABLE_ENV, required, type LambdaEnv } from './env.ts';
 
 /**
  * The adapters a function's entry brings for the stores outside DynamoDB. They are passed in, not imported here, so
@@ -29,24 +24,6 @@ export interface LambdaAdapters {
 
 /** Format records change only with an ingest; a function re-reads them at most this often. */
 export const FORMAT_RECORDS_TTL_MS = 5 * 60_000;
-
-/** The DynamoDB-backed stores of the tables bound to this function (null for a table it was not given). */
-export function dynamoStores(env: LambdaEnv) {
-  const doc = createDocumentClient({ region: regionOf(env) });
-  const table = (kind: keyof typeof TABLE_ENV) => env[TABLE_ENV[kind]] ?? null;
-  const versions = table('versions');
-  const accounts = table('accounts');
-  const meters = table('meters');
-  const ops = table('ops');
-  return {
-    versions: versions ? new DynamoVersionStore(doc, versions) : null,
-    accounts: accounts ? new DynamoAccountStore(doc, accounts) : null,
-    meters: meters ? new DynamoMeterStore(doc, meters) : null,
-    ops: ops ? new DynamoOpsStore(doc, ops) : null,
-    formats: ops ? new DynamoFormatStore(doc, ops) : null,
-    opsTable: ops,
-  };
-}
 
 export interface LambdaServices extends Services {
   usageLog: UsageLog;

@@ -1,4 +1,4 @@
-import { loadBulkFiles } from '#ingest/courtlistener-bulk.ts';
+import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -63,18 +63,7 @@ export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob>
     await afterIngest(stores, log);
     return reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes }));
   },
-  'ingest-courtlistener': (stores) => async (body, log) => {
-    const paths = (body as { paths: string[] }).paths;
-    const bulk = paths.filter((p) => /\.csv(\.gz|\.bz2)?$/i.test(p));
-    if (bulk.length) {
-      const reports = await loadBulkFiles(stores.caselaw, bulk, log);
-      if (bulk.length === paths.length) return reports;
-    }
-    const report = await loadCourtListenerFiles(stores.caselaw, paths.filter((p) => !bulk.includes(p)));
-    log(`courtlistener: ${report.files} files: ${report.courts} courts, ${report.clusters} clusters, ${report.citations} citations, ${report.opinions} opinions, ${report.opinionsCited} citing edges; data as of ${report.dataAsOf ?? 'unchanged'}`);
-    for (const s of report.skipped) log(`  not read as a citation: ${s}`);
-    return report;
-  },
+  'ingest-courtlistener': (stores) => async (body, log) => ingestCourtListener(stores.caselaw, (body as { paths: string[] }).paths, log),
   audit: (stores) => async (_body, log) => {
     const runs = await runAudit(stores, 'manual');
     for (const { run, findings } of runs) {

@@ -192,6 +192,37 @@ describe('the ingest job', () => {
     expect(metric(JOB_METRICS.refused)).toBe(1);
   });
 
+  it('loads CourtListener records from the sources into the case-law replica (a courtlistener event), and a rerun adds nothing', async () => {
+    // Prepare
+    // Chester v. State (267 Ga. 9) from the API records; Marsh v. Chambers's citing cases from the network fixture.
+    const chester = async () => [...(await stores.caselaw.clustersByCitation([{ volume: '267', reporter: 'Ga.', page: '9' }])).values()].flat();
+    expect(await chester()).toEqual([]);
+    expect(await stores.caselaw.citedByCount(111014)).toBe(0);
+    const handler = ingestHandler({ search: searchFromPglite, sources: sampleFiles, caselaw: () => stores.caselaw });
+    const event = { kind: 'courtlistener', paths: ['caselaw/courtlistener-fixtures/court_data.json', 'caselaw/courtlistener-fixtures/tog_to_marsh.json', 'caselaw/courtlistener-api-v3'] } as const;
+    // Act
+    const first = (await handler(event, context('caselaw'))) as { kind: string; report: { clusters: number; citations: number } };
+    const citedBy = await stores.caselaw.citedByCount(111014);
+    const second = (await handler(event, context('caselaw-again'))) as { report: { clusters: number } };
+    // Assess
+    expect(first).toMatchObject({ kind: 'courtlistener', report: { clusters: expect.any(Number), citations: expect.any(Number) } });
+    expect(first.report.clusters).toBeGreaterThan(0);
+    expect(await chester()).toEqual([1296689]);
+    expect(citedBy).toBe(14);
+    expect(await stores.caselaw.citedByCount(111014)).toBe(citedBy);
+    expect(second.report.clusters).toBe(first.report.clusters);
+    expect(emitted().filter((m) => m.name === JOB_METRICS.ingestSucceeded).map((m) => m.value)).toEqual([1, 1]);
+  });
+
+  it('refuses a courtlistener event naming a file the sources lack, and fails when no replica is bound', async () => {
+    const withReplica = ingestHandler({ search: searchFromPglite, sources: sampleFiles, caselaw: () => stores.caselaw });
+    const refused = (await withReplica({ kind: 'courtlistener', paths: ['caselaw/opinions-2099-01-01.csv'] }, context('caselaw-missing'))) as { refused?: string };
+    expect(refused.refused).toContain(`no file or folder named 'caselaw/opinions-2099-01-01.csv'`);
+
+    const withoutReplica = ingestHandler({ search: searchFromPglite, sources: sampleFiles });
+    await expect(withoutReplica({ kind: 'courtlistener', paths: ['caselaw/courtlistener-api-v3'] }, context('caselaw-unbound'))).rejects.toThrow(`${ENV.caseLawHost} is not set`);
+  });
+
   it('fails (thrown, so Lambda retries it and the DLQ gets it) when no sources bucket is bound', async () => {
     const handler = ingestHandler({ search: searchFromPglite });
     await expect(handler(SAMPLE_EVENTS[0]!, context('no-bucket'))).rejects.toThrow(`${ENV.sourcesBucket} is not set`);

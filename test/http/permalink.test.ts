@@ -31,6 +31,16 @@ describe('permalink pages', () => {
     expect(after.html).toContain('Versions on file');
   });
 
+  it('link each version relative to the page, so the links hold wherever the site is mounted', async () => {
+    const path = '/law/dc/statutes/22-404.05';
+    const { html } = await page(path);
+    const hrefs = [...html.matchAll(/<a href="(\?asOf=[^"]+)"/g)].map((m) => m[1]!);
+    expect(hrefs.length).toBeGreaterThan(1);
+    const followed = await page(new URL(hrefs[0]!, `http://site${path}`).pathname + hrefs[0]!);
+    expect(followed.status).toBe(200);
+    expect(followed.html).toContain(`shown as of ${hrefs[0]!.slice('?asOf='.length)}`);
+  });
+
   it('escape what they show and refuse bad input', async () => {
     expect((await page('/law/dc/statutes/%3Cscript%3E')).html).not.toContain('<script>');
     expect((await page('/law/us/nonsense/1-1')).status).toBe(404);

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PlanBook } from '#accounts/plans.ts';
+import { PAGES } from '#http/pages/permalink.ts';
 import { pathsOf } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ApiStack } from '../../lib/api-stack.ts';
@@ -17,8 +18,6 @@ beforeAll(() => {
   const api = new ApiStack(app, 'test-api', {
     prefix: 'asof-test',
     bindings: stateful.tables,
-    siteUrl: 'https://asof.test',
-    baseUrl: 'https://asof.test/v1',
     memorySize: 1024,
     timeoutSeconds: 10,
     logRetention: RetentionDays.ONE_WEEK,
@@ -28,20 +27,31 @@ beforeAll(() => {
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
+/** What the stack writes for an API's address on API Gateway's own domain. */
+const executeApiUrl = (apiName: string, stage: string) => ({
+  'Fn::Join': ['', ['https://', { Ref: restApiId(t, apiName) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, `/${stage}`]],
+});
+
 const logicalIdOf = (functions: Resources, name: string) => Object.entries(functions).find(([, f]) => f.Properties.FunctionName === name)![0];
 
-/** Every API Gateway method as `VERB /path` with its properties, the path rebuilt from the resources' PathParts. */
-function methodEntries(): Array<readonly [string, Record<string, any>]> {
-  const resources = t.findResources('AWS::ApiGateway::Resource') as Resources;
+/** The logical id of the REST API of that name. */
+const restApiId = (tpl: Template, name: string) => Object.entries(tpl.findResources('AWS::ApiGateway::RestApi') as Resources).find(([, a]) => a.Properties.Name === name)![0];
+
+/** Every API Gateway method of one REST API as `VERB /path` with its properties, the path rebuilt from the resources' PathParts. */
+function methodEntries(apiName = 'asof-test-api', tpl: Template = t): Array<readonly [string, Record<string, any>]> {
+  const resources = tpl.findResources('AWS::ApiGateway::Resource') as Resources;
   const pathOf = (ref: any): string => {
     if (ref?.['Fn::GetAtt']) return ''; // the API's root resource
     const r = resources[ref.Ref]!;
     return `${pathOf(r.Properties.ParentId)}/${r.Properties.PathPart}`;
   };
-  return Object.values(t.findResources('AWS::ApiGateway::Method') as Resources).map((m) => [`${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`, m.Properties] as const);
+  const api = restApiId(tpl, apiName);
+  return Object.values(tpl.findResources('AWS::ApiGateway::Method') as Resources)
+    .filter((m) => m.Properties.RestApiId.Ref === api)
+    .map((m) => [`${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`, m.Properties] as const);
 }
 
-const exposedMethods = (): string[] => methodEntries().map(([key]) => key);
+const exposedMethods = (apiName?: string): string[] => methodEntries(apiName).map(([key]) => key);
 
 describe('the API built from the route table', () => {
   it('exposes exactly the routes: each method of each route at /law and /statutes, nothing else', () => {
@@ -51,17 +61,22 @@ describe('the API built from the route table', () => {
     expect(exposedMethods().some((m) => m.startsWith('OPTIONS'))).toBe(false); // no CORS
   });
 
-  it('has one function per route and the authorizer, nothing else; each method integrated with its own route function', () => {
+  it('is the stack\'s only APIs with the public site: two REST APIs, every method of the stack on one of them', () => {
+    expect(Object.values(t.findResources('AWS::ApiGateway::RestApi') as Resources).map((a) => a.Properties.Name).sort()).toEqual(['asof-test-api', 'asof-test-site']);
+    expect(exposedMethods().length + exposedMethods('asof-test-site').length).toBe(Object.keys(t.findResources('AWS::ApiGateway::Method')).length);
+  });
+
+  it('has one function per route and the authorizer (and one per site page), nothing else; each method integrated with its own route function', () => {
     const functions = t.findResources('AWS::Lambda::Function') as Resources;
     const names = Object.values(functions).map((f) => f.Properties.FunctionName).filter((n) => typeof n === 'string' && n.startsWith('asof-test-'));
-    expect(names.sort()).toEqual([...ROUTES.map((r) => `asof-test-${r.id}`), 'asof-test-authorizer'].sort());
-    const methods = Object.values(t.findResources('AWS::ApiGateway::Method') as Resources);
+    expect(names.sort()).toEqual([...ROUTES.map((r) => `asof-test-${r.id}`), 'asof-test-authorizer', ...PAGES.map((p) => `asof-test-page-${p.id}`)].sort());
+    const methods = methodEntries().map(([, m]) => m);
     for (const route of ROUTES) {
-      const targets = methods.filter((m) => JSON.stringify(m.Properties.Integration.Uri).includes(logicalIdOf(functions, `asof-test-${route.id}`)));
+      const targets = methods.filter((m) => JSON.stringify(m.Integration.Uri).includes(logicalIdOf(functions, `asof-test-${route.id}`)));
       expect(targets.length, route.id).toBe(pathsOf(route).length * route.methods.length);
     }
     // The authorizer is no route: no method is integrated with it.
-    expect(methods.filter((m) => JSON.stringify(m.Properties.Integration.Uri).includes(logicalIdOf(functions, 'asof-test-authorizer')))).toEqual([]);
+    expect(methods.filter((m) => JSON.stringify(m.Integration.Uri).includes(logicalIdOf(functions, 'asof-test-authorizer')))).toEqual([]);
   });
 
   it('puts the Lambda authorizer and an API key on exactly the bearer routes, and neither on the public ones', () => {
@@ -110,7 +125,7 @@ describe('the API built from the route table', () => {
         MemorySize: 1024,
         Timeout: 10,
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', ASOF_SITE_URL: 'https://asof.test', ASOF_BASE_URL: 'https://asof.test/v1' }) },
+        Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', ASOF_SITE_URL: executeApiUrl('asof-test-site', 'site'), ASOF_BASE_URL: executeApiUrl('asof-test-api', 'v1') }) },
       });
     }
   });
@@ -132,7 +147,10 @@ describe('the API built from the route table', () => {
       DEFAULT_4XX: { status: undefined, code: 'bad_request' },
       DEFAULT_5XX: { status: undefined, code: 'internal_error' },
     };
-    const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources).map((r) => r.Properties);
+    const api = restApiId(t, 'asof-test-api');
+    const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources)
+      .map((r) => r.Properties)
+      .filter((p) => p.RestApiId.Ref === api);
     expect(responses.map((p) => p.ResponseType).sort()).toEqual(Object.keys(expected).sort());
     for (const p of responses) {
       const want = expected[p.ResponseType]!;
@@ -161,15 +179,18 @@ describe('the API built from the route table', () => {
     }
   });
 
-  it('protects the v1 stage with the edge firewall', () => {
-    const [stageId] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === 'v1')!;
+  it('protects the v1 stage and the site\'s stage with the edge firewall, and nothing else', () => {
+    const stageIds = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).map(([id, s]) => [s.Properties.StageName, id] as const);
+    expect(stageIds.map(([name]) => name).sort()).toEqual(['site', 'v1']);
     const [aclId] = Object.keys(t.findResources('AWS::WAFv2::WebACL'));
     const associations = Object.values(t.findResources('AWS::WAFv2::WebACLAssociation') as Resources).map((a) => a.Properties);
-    expect(associations).toHaveLength(1);
-    expect(associations[0]!.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
-    const arn = JSON.stringify(associations[0]!.ResourceArn);
-    expect(arn).toContain('/stages/');
-    expect(arn).toContain(JSON.stringify({ Ref: stageId }));
+    expect(associations).toHaveLength(2);
+    for (const [name, stageId] of stageIds) {
+      const association = associations.find((a) => JSON.stringify(a.ResourceArn).includes(JSON.stringify({ Ref: stageId })));
+      expect(association, name).toBeDefined();
+      expect(association!.WebACLArn, name).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+      expect(JSON.stringify(association!.ResourceArn), name).toContain('/stages/');
+    }
   });
 
   it('gives each route function the tables its route declares and nothing else: keys read, meters written, versions read, ops as declared', () => {
@@ -222,8 +243,6 @@ describe('the CourtListener token of the case-law fallback', () => {
     const api = new ApiStack(app, 'token-api', {
       prefix: 'asof-test',
       bindings: stateful.tables,
-      siteUrl: 'https://asof.test',
-      baseUrl: 'https://asof.test/v1',
       memorySize: 1024,
       timeoutSeconds: 10,
       logRetention: RetentionDays.ONE_WEEK,
@@ -262,5 +281,113 @@ describe('the CourtListener token of the case-law fallback', () => {
     expect(secretReaders(tpl)).toEqual([]);
     const env = Object.values(tpl.findResources('AWS::Lambda::Function') as Resources).map((f) => f.Properties.Environment?.Variables ?? {});
     expect(env.some((v) => 'ASOF_COURTLISTENER_SECRET' in v)).toBe(false);
+  });
+});
+
+describe('the public site (permalink pages)', () => {
+  const siteFunction = () => {
+    const functions = t.findResources('AWS::Lambda::Function') as Resources;
+    const id = logicalIdOf(functions, 'asof-test-page-permalink');
+    return { id, fn: functions[id]!.Properties };
+  };
+
+  it('exposes exactly one public GET per page, integrated with that page\'s function: no authorizer, no key', () => {
+    const methods = methodEntries('asof-test-site');
+    expect(methods.map(([key]) => key).sort()).toEqual(PAGES.map((p) => `GET ${p.path}`).sort());
+    for (const [key, m] of methods) {
+      expect(m.AuthorizationType, key).toBe('NONE');
+      expect(m.ApiKeyRequired ?? false, key).toBe(false);
+      expect(JSON.stringify(m.Integration.Uri), key).toContain(siteFunction().id);
+    }
+  });
+
+  it('runs each page on Node.js 22, ARM64, traced, reading the versions table and nothing else', () => {
+    const { fn } = siteFunction();
+    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, TracingConfig: { Mode: 'Active' } });
+    expect(Object.keys(fn.Environment.Variables).filter((k) => k.startsWith('ASOF_'))).toEqual(['ASOF_VERSIONS_TABLE']);
+    const roleRef = fn.Role['Fn::GetAtt'][0];
+    const statements = Object.values(t.findResources('AWS::IAM::Policy') as Resources)
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const dynamo = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.length).toBeGreaterThan(0);
+    for (const st of dynamo) {
+      expect(JSON.stringify(st.Resource)).toContain('VersionsTable');
+      expect([st.Action].flat().filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
+    }
+    expect(statements.flatMap((st) => [st.Action].flat()).filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('xray:'))).toEqual([]);
+  });
+
+  it('serves the site stage with access logs, after the account\'s logging role is set by the API', () => {
+    const [, site] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === 'site')!;
+    expect(site.Properties).toMatchObject({ TracingEnabled: true, AccessLogSetting: { DestinationArn: expect.anything() } });
+    const [accountId] = Object.keys(t.findResources('AWS::ApiGateway::Account'));
+    expect(Object.keys(t.findResources('AWS::ApiGateway::Account'))).toHaveLength(1);
+    expect((site as unknown as { DependsOn: string[] }).DependsOn).toContain(accountId);
+  });
+
+  it('answers a path with no page 404 and the web ACL\'s refusal 429 with Retry-After, in plain text', () => {
+    const site = restApiId(t, 'asof-test-site');
+    const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources)
+      .map((r) => r.Properties)
+      .filter((p) => p.RestApiId.Ref === site);
+
+    expect(responses.map((p) => [p.ResponseType, p.StatusCode]).sort()).toEqual([
+      ['MISSING_AUTHENTICATION_TOKEN', '404'],
+      ['WAF_FILTERED', '429'],
+    ]);
+    for (const p of responses) {
+      expect(p.ResponseParameters['gatewayresponse.header.Content-Type'], p.ResponseType).toBe("'text/plain; charset=utf-8'");
+      expect(Object.keys(p.ResponseTemplates).sort(), p.ResponseType).toEqual(['application/json', 'text/html']);
+    }
+    expect(responses.find((p) => p.ResponseType === 'WAF_FILTERED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'60'");
+  });
+
+  it('is watched like a route: its errors alarm names the page', () => {
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'asof-test-route-page-permalink-errors' });
+  });
+});
+
+describe('a stage with its own domain', () => {
+  const DOMAIN = { name: 'law.asof.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1234-4abc-9def-0123456789ab', hostedZone: { id: 'Z0123456789', name: 'asof.test' } };
+  const build = (domain: typeof DOMAIN) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stateful = new StatefulStack(app, 'domain-stateful', { prefix: 'asof-test' });
+    const api = new ApiStack(app, 'domain-api', { prefix: 'asof-test', bindings: stateful.tables, memorySize: 1024, timeoutSeconds: 10, logRetention: RetentionDays.ONE_WEEK, domain });
+    return Template.fromStack(api);
+  };
+
+  it('serves the site at the root and the API at /v1 of the domain, TLS 1.2, with an alias record in the zone', () => {
+    const tpl = build(DOMAIN);
+
+    tpl.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'law.asof.test',
+      RegionalCertificateArn: DOMAIN.certificateArn,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    const mappings = Object.values(tpl.findResources('AWS::ApiGateway::BasePathMapping') as Resources).map((m) => m.Properties);
+    expect(mappings).toHaveLength(2);
+    const stageOf = (name: string) => Object.entries(tpl.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === name)![0];
+    expect(mappings.find((m) => m.BasePath === 'v1')).toMatchObject({ RestApiId: { Ref: restApiId(tpl, 'asof-test-api') }, Stage: { Ref: stageOf('v1') } });
+    expect(mappings.find((m) => m.BasePath === undefined)).toMatchObject({ RestApiId: { Ref: restApiId(tpl, 'asof-test-site') }, Stage: { Ref: stageOf('site') } });
+    tpl.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'law.asof.test.', Type: 'A', HostedZoneId: 'Z0123456789', AliasTarget: Match.anyValue() });
+  });
+
+  it('gives every route function the domain\'s addresses: permalinks at its root, the API at /v1', () => {
+    const tpl = build(DOMAIN);
+
+    for (const route of ROUTES) {
+      tpl.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: `asof-test-${route.id}`,
+        Environment: { Variables: Match.objectLike({ ASOF_SITE_URL: 'https://law.asof.test', ASOF_BASE_URL: 'https://law.asof.test/v1' }) },
+      });
+    }
+  });
+
+  it('refuses, at synth, a name with a scheme, a certificate that is no ACM ARN, or a name outside its zone', () => {
+    expect(() => build({ ...DOMAIN, name: 'https://law.asof.test' })).toThrow(/domain.name must be a lower-case host name/);
+    expect(() => build({ ...DOMAIN, certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' })).toThrow(/domain.certificateArn must be an ACM certificate ARN/);
+    expect(() => build({ ...DOMAIN, hostedZone: { id: 'Z1', name: 'other.test' } })).toThrow(/law.asof.test is not in the hosted zone other.test/);
   });
 });

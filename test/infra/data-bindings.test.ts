@@ -25,8 +25,6 @@ beforeAll(() => {
     prefix: 'asof-test',
     bindings: { ...data.tables, search: data.search, caselaw: data.caselaw },
     setup: { caselaw: data.caselaw, search: data.search },
-    siteUrl: 'https://asof.test',
-    baseUrl: 'https://asof.test/v1',
     memorySize: 1024,
     timeoutSeconds: 10,
     logRetention: RetentionDays.ONE_WEEK,

@@ -6,6 +6,7 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import type { Route } from '#http/route.ts';
 import { LAMBDA_BUNDLING } from '../../bench/bundles.ts';
@@ -13,24 +14,22 @@ import { LAMBDA_BUNDLING } from '../../bench/bundles.ts';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const bundles = new Map<string, { bytes: number; inputs: string[] }>();
 
+async function bundle(name: string, entry: string): Promise<{ bytes: number; inputs: string[] }> {
+  const out = await build({ ...LAMBDA_BUNDLING, absWorkingDir: REPO, entryPoints: [`functions/lambda/${entry}`], outfile: `/bundles/${name}/index.mjs`, write: false, metafile: true });
+  const code = out.outputFiles.find((f) => f.path.endsWith('.mjs'))!;
+  // What made it into the output: a module imported for its types only is read, and dropped.
+  const [, output] = Object.entries(out.metafile.outputs).find(([path]) => path.endsWith('.mjs'))!;
+  const inputs = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([path]) => path);
+  return { bytes: code.contents.byteLength, inputs };
+}
+
+const pages = new Map<string, { bytes: number; inputs: string[] }>();
+
 beforeAll(async () => {
-  await Promise.all(
-    ROUTES.map(async (route) => {
-      const out = await build({
-        ...LAMBDA_BUNDLING,
-        absWorkingDir: REPO,
-        entryPoints: [`functions/lambda/routes/${route.id}.ts`],
-        outfile: `/bundles/${route.id}/index.mjs`,
-        write: false,
-        metafile: true,
-      });
-      const code = out.outputFiles.find((f) => f.path.endsWith('.mjs'))!;
-      // What made it into the output: a module imported for its types only is read, and dropped.
-      const [, output] = Object.entries(out.metafile.outputs).find(([path]) => path.endsWith('.mjs'))!;
-      const inputs = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([path]) => path);
-      bundles.set(route.id, { bytes: code.contents.byteLength, inputs });
-    }),
-  );
+  await Promise.all([
+    ...ROUTES.map(async (route) => bundles.set(route.id, await bundle(route.id, `routes/${route.id}.ts`))),
+    ...PAGES.map(async (page) => pages.set(page.id, await bundle(`page-${page.id}`, `pages/${page.id}.ts`))),
+  ]);
 }, 120_000);
 
 /** The routes whose bundle holds a module matching `pattern`. */
@@ -60,5 +59,18 @@ describe('a function bundles what it runs', () => {
     const over = [...bundles].filter(([, b]) => b.bytes > 1024 * 1024).map(([id, b]) => `${id}: ${b.bytes} bytes`);
 
     expect(over).toEqual([]);
+  });
+});
+
+describe('a site page function bundles what a page runs', () => {
+  it('holds the DynamoDB client and the page, and no route machinery: no zod, no other store\'s client, no meter', () => {
+    expect([...pages.keys()].sort()).toEqual(PAGES.map((p) => p.id).sort());
+    for (const [id, b] of pages) {
+      expect(b.inputs.some((i) => i.includes('node_modules/@aws-sdk/client-dynamodb/')), id).toBe(true);
+      expect(b.inputs.some((i) => i.includes(`functions/http/pages/${id}.ts`)), id).toBe(true);
+      const unwanted = b.inputs.filter((i) => /node_modules\/(zod|zod-openapi|pg|@opensearch-project|@aws-sdk\/client-secrets-manager)\/|functions\/accounts\/|functions\/http\/middlewares\//.test(i));
+      expect(unwanted, id).toEqual([]);
+      expect(b.bytes, id).toBeLessThan(1024 * 1024);
+    }
   });
 });

@@ -34,6 +34,14 @@ class SearchDomainBinding implements StoreBinding {
   }
 }
 
+class CaselawBinding implements StoreBinding {
+  constructor(readonly network: FunctionNetwork) {}
+  bind(fn: AsofFunction): void {
+    fn.addEnvironment(ENV.caseLawHost, 'proxy.asof.test');
+    fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['rds-db:connect'], resources: ['arn:aws:rds-db:us-east-1:111111111111:dbuser:prx-test/asof_api'] }));
+  }
+}
+
 const INGEST_SCHEDULES: IngestSchedule[] = [
   { name: 'usc', schedule: 'cron(0 7 ? * MON *)', event: { kind: 'uslm', files: ['uslm/usc01@117-80.xml'] } },
   { name: 'frap', schedule: 'rate(7 days)', event: { kind: 'rules', set: 'frap', paths: ['rules/frap/'] } },
@@ -51,6 +59,7 @@ function synth(full: boolean, extra: { ingestSchedules?: IngestSchedule[]; bindi
       ...stateful.tables,
       search: new SearchDomainBinding({ vpc, subnets: { subnetType: SubnetType.PRIVATE_ISOLATED } }),
       sources: new SourcesBucketBinding(new Bucket(data, 'Sources')),
+      caselaw: new CaselawBinding({ vpc, subnets: { subnetType: SubnetType.PRIVATE_ISOLATED } }),
     };
   }
   const stack = new JobsStack(app, 'test-jobs', {
@@ -241,6 +250,14 @@ describe('the scheduled jobs', () => {
     }
   });
 
+  it('give the case-law replica to the ingest alone (its courtlistener events), to write', () => {
+    for (const job of JOB_NAMES) {
+      expect(envOf(full, job)[ENV.caseLawHost] !== undefined, job).toBe(job === 'ingest');
+      expect(actionsOf(full, job, 'rds-db'), job).toEqual(job === 'ingest' ? ['rds-db:connect'] : []);
+      expect(envOf(bare, job)[ENV.caseLawHost], job).toBeUndefined();
+    }
+  });
+
   it('synthesize without a search domain or a sources bucket (no search variable, no VPC)', () => {
     for (const job of JOB_NAMES) {
       expect(envOf(bare, job)[ENV.searchUrl], job).toBeUndefined();
@@ -257,6 +274,7 @@ describe('ingest schedules that could never run are refused at synth', () => {
     ['with a path out of the bucket', [{ name: 'usc', schedule: 'rate(1 day)', event: { kind: 'uslm', files: ['../x.xml'] } }], {}, /files\[0\]/],
     ['with a bad expression', [{ name: 'usc', schedule: 'every monday', event: INGEST_SCHEDULES[0]!.event }], {}, /not a rate\(…\), cron\(…\) or at\(…\) expression/],
     ['named twice', [INGEST_SCHEDULES[0]!, INGEST_SCHEDULES[0]!], {}, /configured twice/],
+    ['loading case law without the replica', [{ name: 'cl', schedule: 'rate(7 days)', event: { kind: 'courtlistener', paths: ['caselaw/'] } }], { caselaw: undefined }, /needs the case-law replica/],
     ['with a name a schedule cannot carry', [{ ...INGEST_SCHEDULES[0]!, name: 'US Code' }], {}, /lowercase letters, digits and hyphens/],
   ])('%s', (_what, ingestSchedules, bindings, message) => {
     expect(() => synth(true, { ingestSchedules, bindings })).toThrow(message);

@@ -64,6 +64,17 @@ describe('cdk-nag (AWS Solutions)', () => {
     });
   }
 
+  it('finds nothing unacknowledged in a stage with its own domain (the site at the root, the API at /v1)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const domain = { name: 'law.asof.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1234-4abc-9def-0123456789ab', hostedZone: { id: 'Z0123456789', name: 'asof.test' } };
+    defineStage(app, { ...STAGES.prod!, domain });
+
+    const findings = unacknowledgedFindings(app);
+
+    expect(findings).toEqual([]);
+    expect(app.node.findAll().some((c) => c.node.id === 'Domain' && c.node.path.endsWith('/Domain/Domain'))).toBe(true);
+  });
+
   it('would catch a finding: a bucket without TLS enforcement, logs or encryption settings is reported', () => {
     const app = new App();
     new Bucket(new Stack(app, 'careless'), 'Bucket');

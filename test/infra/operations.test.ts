@@ -607,8 +607,6 @@ describe('composed into the API stack', () => {
     const api = new ApiStack(app, 'compose-api', {
       prefix: 'asof-test',
       bindings: stateful.tables,
-      siteUrl: 'https://asof.test',
-      baseUrl: 'https://asof.test/v1',
       memorySize: 1024,
       timeoutSeconds: 10,
       logRetention: RetentionDays.ONE_WEEK,

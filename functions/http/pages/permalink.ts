@@ -24,11 +24,12 @@ const page = (status: number, title: string, body: string) =>
 const dateRange = (v: Pick<VersionSummary, 'validFrom' | 'validTo'>) =>
   `${localDateOf(v.validFrom)} – ${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`;
 
-function versionTable(base: string, versions: VersionSummary[], current: SectionVersion | null): string {
+/** Links are relative to the page (`?asOf=`), so they hold wherever the site is mounted (a domain's root, a stage path). */
+function versionTable(versions: VersionSummary[], current: SectionVersion | null): string {
   const rows = versions
     .map((v) => {
       const isCurrent = current?.validFrom === v.validFrom;
-      return `<tr${isCurrent ? ' class="current"' : ''}><td><a href="${h(base)}?asOf=${localDateOf(v.validFrom)}">${h(dateRange(v))}</a></td><td>${h(v.versionLabel)}</td><td>${h(v.status)}</td><td>${h(v.temporalBasis)}</td></tr>`;
+      return `<tr${isCurrent ? ' class="current"' : ''}><td><a href="?asOf=${localDateOf(v.validFrom)}">${h(dateRange(v))}</a></td><td>${h(v.versionLabel)}</td><td>${h(v.status)}</td><td>${h(v.temporalBasis)}</td></tr>`;
     })
     .join('');
   return `<h2>Versions on file</h2><table><tr><th>valid</th><th>version</th><th>status</th><th>basis</th></tr>${rows}</table>`;
@@ -54,8 +55,7 @@ export const permalinkPage: Page = {
       const [current, versions] = await Promise.all([services.versions.findInForce(ref, asOf), services.versions.listVersions(ref)]);
       const display = collection.display(key);
       if (!versions.length) return page(404, display, `<h1>${h(display)}</h1><p>No version of this section is on file.</p>`);
-      const base = `/law/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(corpus)}/${encodeURIComponent(key)}`;
-      const list = versionTable(base, versions, current);
+      const list = versionTable(versions, current);
       if (!current) {
         return page(404, display, `<h1>${h(display)}</h1><p class="notice">Nothing under this citation was in force on ${h(asOf)}. asof never shows a nearest version instead.</p>${list}`);
       }

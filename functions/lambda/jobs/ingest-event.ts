@@ -49,6 +49,11 @@ export const ingestEventSchema = z.discriminatedUnion('kind', [
     retrievedAt: retrievedAt.optional(),
     temporalBasis: z.enum(TEMPORAL_BASES).optional(),
   }),
+  z.strictObject({
+    kind: z.literal('courtlistener'),
+    /** CourtListener records into the case-law replica: bulk-data CSV files (.csv, .csv.gz), API records, or folders of them. */
+    paths: z.array(sourceName).min(1),
+  }),
 ]);
 
 /** An ingest event as written (a schedule's input, a manual invocation). */
@@ -62,14 +67,20 @@ export function parseIngestEvent(event: unknown): ParsedIngestEvent {
   return parsed.data;
 }
 
-/** The ingest the event asks for, on local copies of the files it names. */
-export async function localIngestRequest(event: ParsedIngestEvent, files: SourceFiles): Promise<IngestRequest> {
+/** An event for the law's versions (the other kind, courtlistener, goes to the case-law replica). */
+export type LawIngestEvent = Exclude<ParsedIngestEvent, { kind: 'courtlistener' }>;
+
+/** Local copies of the named files and folders of the sources bucket. */
+export async function localPaths(names: readonly string[], files: SourceFiles): Promise<string[]> {
   // One name after the other: a folder is replaced as a whole when fetched, so names must not race on a shared part.
-  const local = async (names: readonly string[]) => {
-    const paths: string[] = [];
-    for (const name of names) paths.push(await files.localPath(name));
-    return paths;
-  };
+  const paths: string[] = [];
+  for (const name of names) paths.push(await files.localPath(name));
+  return paths;
+}
+
+/** The ingest the event asks for, on local copies of the files it names. */
+export async function localIngestRequest(event: LawIngestEvent, files: SourceFiles): Promise<IngestRequest> {
+  const local = (names: readonly string[]) => localPaths(names, files);
   switch (event.kind) {
     case 'uslm':
       return { ...event, files: await local(event.files) };

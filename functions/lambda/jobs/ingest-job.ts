@@ -1,32 +1,51 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { CaseLawStore } from '#caselaw/ports.ts';
 import { loadFormatRecords } from '#formats/registry.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
 import type { IngestReport } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { ENV } from '../env.ts';
 import { JobRefusedError, jobLambda, type JobContext } from '../job-entry.ts';
-import { localIngestRequest, parseIngestEvent } from './ingest-event.ts';
+import { localIngestRequest, localPaths, parseIngestEvent } from './ingest-event.ts';
 import { jobStores, type JobOptions } from './job-stores.ts';
 import { JOB_METRICS } from './metrics.ts';
-import { SourceNotFoundError } from './source-files.ts';
+import { SourceNotFoundError, type SourceFiles } from './source-files.ts';
 
 /**
  * An ingest run: the event names the source kind and the files in the sources bucket (ingest-event.ts); they are
  * fetched to local files, ingested with the same engine as `asof ingest` (which marks coverage for refresh), and
  * the bundled format records are validated against the new corpus and stored, as the local runtime does after an
- * ingest. IngestSucceeded or IngestFailed is counted on every run, a refused event included.
+ * ingest. A courtlistener event loads the case-law replica instead, as `asof ingest courtlistener` does.
+ * IngestSucceeded or IngestFailed is counted on every run, a refused event included.
  */
 export function ingestHandler(options: JobOptions) {
   const stores = jobStores(options);
-  const sources = options.sources?.(options.env ?? process.env) ?? null;
+  const env = options.env ?? process.env;
+  const sources = options.sources?.(env) ?? null;
+  // Opened on the first courtlistener event: a law ingest never connects to the replica.
+  let caselaw: CaseLawStore | null = null;
 
-  async function ingest(event: unknown, { logger, metrics }: JobContext) {
+  const refusedWhenMissing = (err: unknown) => {
+    throw err instanceof SourceNotFoundError ? new JobRefusedError(`ingest event refused: ${err.message}`) : err;
+  };
+
+  /** CourtListener records from the bucket into the case-law replica (the CLI's `asof ingest courtlistener`). */
+  async function ingestCaseLaw(paths: readonly string[], files: SourceFiles, { logger }: JobContext) {
+    const store = caselaw ?? (caselaw = options.caselaw?.(env) ?? null);
+    if (!store) throw new Error(`no case-law replica is bound to this function (${ENV.caseLawHost} is not set)`);
+    const local = await localPaths(paths, files).catch(refusedWhenMissing);
+    const report = await ingestCourtListener(store, local, (line) => logger.info(line));
+    return { kind: 'courtlistener' as const, from: files.origin, report };
+  }
+
+  async function ingest(event: unknown, ctx: JobContext) {
+    const { logger, metrics } = ctx;
     const parsed = parseIngestEvent(event);
     if (!sources) throw new Error(`no sources bucket is bound to this function (${ENV.sourcesBucket} is not set)`);
     try {
-      const request = await localIngestRequest(parsed, sources).catch((err: unknown) => {
-        throw err instanceof SourceNotFoundError ? new JobRefusedError(`ingest event refused: ${err.message}`) : err;
-      });
+      if (parsed.kind === 'courtlistener') return await ingestCaseLaw(parsed.paths, sources, ctx);
+      const request = await localIngestRequest(parsed, sources).catch(refusedWhenMissing);
       const reports = await runIngest(stores, request, (line) => logger.info(line));
       const formats = await loadFormatRecords(stores, BUNDLED_RECORD_FILES);
       for (const p of formats.refused) logger.warn('format record refused', { file: p.file, field: p.field, problem: p.message });

@@ -1,6 +1,7 @@
+import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { SearchIndex } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
-import { dynamoStores } from '../services.ts';
+import { dynamoStores } from '../dynamo-stores.ts';
 import { ENV, TABLE_ENV, type LambdaEnv } from '../env.ts';
 import type { SourceFiles } from './source-files.ts';
 
@@ -8,6 +9,8 @@ import type { SourceFiles } from './source-files.ts';
 export interface JobOptions {
   search?: (env: LambdaEnv) => SearchIndex | null;
   sources?: (env: LambdaEnv) => SourceFiles | null;
+  /** The case-law replica (the ingest job's courtlistener events); opened when first used. */
+  caselaw?: (env: LambdaEnv) => CaseLawStore | null;
   /** Default: the function's environment. */
   env?: LambdaEnv;
   /** Default: the clock. */
