@@ -568,7 +568,7 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
     ...b.baselines.map((f) => row(f, true)),
     ...b.functions.map((f) => row(f, false)),
     '',
-    `Endpoint functions (the routes and the authorizer, on the request path): largest bundle ${kib(largest)} (target 1,024 KiB: ` +
+    `Endpoint functions (the routes, the authorizer and the site pages, on the request path): largest bundle ${kib(largest)} (target 1,024 KiB: ` +
       `${largest <= 1024 * 1024 ? 'met' : 'missed'}); slowest median init ${ms(slowest.medianMs)} ms, ${slowest.name} ` +
       `(target 150 ms: ${over.length ? `missed by ${over.map((f) => f.name).join(', ')}` : 'met by every endpoint function'}).` +
       (largestJob && slowestJob
