@@ -47,7 +47,8 @@ const DEPLOYED_NODE_OPTIONS = FUNCTION_BUNDLE.nodeOptions;
 export const LAMBDA_BUNDLING: BuildOptions = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: FUNCTION_BUNDLE.format,
+  define: FUNCTION_BUNDLE.define,
   target: FUNCTION_BUNDLE.target,
   minify: FUNCTION_BUNDLE.minify,
   sourcemap: FUNCTION_BUNDLE.sourceMap,
@@ -93,7 +94,7 @@ const BASELINES: { name: string; contents: string }[] = [
  * is added per bundle). AWS_EXECUTION_ENV and LAMBDA_TASK_ROOT matter: with them the Powertools Tracer is enabled and
  * patches http/https, and the X-Ray SDK starts in Lambda mode, as in AWS. No AWS call is made at load.
  */
-function deployedEnv(name: string, taskRoot: string): NodeJS.ProcessEnv {
+export function deployedEnv(name: string, taskRoot: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     LANG: 'en_US.UTF-8',
@@ -150,7 +151,12 @@ const LEVERS: Lever[] = [
   { name: 'as deployed' },
   { name: 'source map with sourcesContent', bundling: { sourcesContent: true } },
   { name: 'no --enable-source-maps', nodeOptions: '' },
-  { name: 'CommonJS bundle, required', bundling: { format: 'cjs', banner: {} }, load: 'require' },
+  // The format deployed before (bench 1d of earlier runs): an ES module, `require` given by a banner.
+  {
+    name: 'ES module bundle, imported',
+    bundling: { format: 'esm', define: {}, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } },
+    load: 'import',
+  },
 ];
 
 interface Built {
@@ -161,11 +167,11 @@ interface Built {
   nodeOptions: string;
 }
 
-/** One function's asset as CDK writes it: `index.mjs` and `index.mjs.map` (`index.js` for CommonJS) in a folder of its own. */
+/** One function's asset as CDK writes it: `index.js` and `index.js.map` (`index.mjs` for an ES module) in a folder of its own. */
 async function bundle(name: string, outdir: string, entry: { file: string } | { contents: string }, lever: Lever = { name }): Promise<Built> {
   const dir = join(outdir, name.replace(/[^\w-]+/g, '-'));
   await mkdir(dir, { recursive: true });
-  const load = lever.load ?? 'import';
+  const load = lever.load ?? (FUNCTION_BUNDLE.format === 'cjs' ? 'require' : 'import');
   const file = join(dir, load === 'require' ? 'index.js' : 'index.mjs');
   const input = 'file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: REPO, sourcefile: `${name}.ts`, loader: 'ts' as const } };
   await build({ ...LAMBDA_BUNDLING, ...lever.bundling, ...input, outfile: file });

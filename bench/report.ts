@@ -551,8 +551,8 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
     '',
     ...(separately ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, ''] : []),
     'Every function the stacks deploy (one per route, the bearer authorizer, the site pages `page-…`, the scheduled jobs and the deploy-time setup job, `job-…`) bundled ' +
-      'as lib/asof-function.ts asks CDK to (esbuild, ESM, node22, minified, source map without the sources, AWS SDK inside), written as ' +
-      'CDK writes the asset (`index.mjs` and `index.mjs.map`), and its module init measured as deployed: `await import()` of the bundle in a fresh ' +
+      'as lib/asof-function.ts asks CDK to (esbuild, CommonJS, node22, minified, source map without the sources, AWS SDK inside), written as ' +
+      'CDK writes the asset (`index.js` and `index.js.map`, in a folder of its own), and its module init measured as deployed: `require` of the bundle in a fresh ' +
       `Node process with the function's NODE_OPTIONS (\`${b.nodeOptions}\`) and the environment the Lambda runtime sets (AWS_EXECUTION_ENV, ` +
       'LAMBDA_TASK_ROOT, the X-Ray daemon address: the Powertools Tracer is on and patches http/https, as in AWS), every store bound, no AWS call. ' +
       `Node ${b.node} (${b.nodeSource === 'ASOF_BENCH_NODE' ? 'the binary given in ASOF_BENCH_NODE' : 'the node that ran the bench; set ASOF_BENCH_NODE to measure with another'}); ` +
@@ -579,9 +579,9 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
     ...(b.levers.length
       ? [
           `The deployment settings, measured on ${b.leversOf} in the same rounds: the function as deployed, then bundled or started otherwise than ` +
-            'lib/asof-function.ts does today (a map without the sources it quotes still maps stack traces to file and line; a CommonJS bundle loads ' +
-            'each Node built-in when first required, where an ES module links every built-in it imports before its first line runs, and on Node 22 ' +
-            "importing node:http as an ES module also loads Node's bundled undici).",
+            'lib/asof-function.ts does today (a map without the sources it quotes still maps stack traces to file and line; the ES module bundle, ' +
+            'deployed before, links every Node built-in any bundled module imports before its first line runs, where the CommonJS bundle requires ' +
+            "each when first used, and on Node 22 importing node:http as an ES module also loads Node's bundled undici).",
           '',
           '| variant | size | source map | init median ms | init min ms | CPU median ms | Δ CPU vs as deployed (ms) |',
           '|---|--:|--:|--:|--:|--:|--:|',

@@ -3,22 +3,27 @@
  * need stays out of it (the response schemas outside the OpenAPI functions, a store's client outside the routes that
  * use the store), and every bundle stays under the issue's 1 MB. The benchmark measures the init times these make.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import type { Route } from '#http/route.ts';
-import { LAMBDA_BUNDLING } from '../../bench/bundles.ts';
+import { LAMBDA_BUNDLING, deployedEnv } from '../../bench/bundles.ts';
+import { FUNCTION_BUNDLE } from '../../lib/asof-function.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const bundles = new Map<string, { bytes: number; inputs: string[] }>();
 
 async function bundle(name: string, entry: string): Promise<{ bytes: number; inputs: string[] }> {
-  const out = await build({ ...LAMBDA_BUNDLING, absWorkingDir: REPO, entryPoints: [`functions/lambda/${entry}`], outfile: `/bundles/${name}/index.mjs`, write: false, metafile: true });
-  const code = out.outputFiles.find((f) => f.path.endsWith('.mjs'))!;
+  const out = await build({ ...LAMBDA_BUNDLING, absWorkingDir: REPO, entryPoints: [`functions/lambda/${entry}`], outfile: `/bundles/${name}/index.js`, write: false, metafile: true });
+  const code = out.outputFiles.find((f) => f.path.endsWith('index.js'))!;
   // What made it into the output: a module imported for its types only is read, and dropped.
-  const [, output] = Object.entries(out.metafile.outputs).find(([path]) => path.endsWith('.mjs'))!;
+  const [, output] = Object.entries(out.metafile.outputs).find(([path]) => path.endsWith('index.js'))!;
   const inputs = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([path]) => path);
   return { bytes: code.contents.byteLength, inputs };
 }
@@ -71,6 +76,27 @@ describe('a site page function bundles what a page runs', () => {
       const unwanted = b.inputs.filter((i) => /node_modules\/(zod|zod-openapi|pg|@opensearch-project|@aws-sdk\/client-secrets-manager)\/|functions\/accounts\/|functions\/http\/middlewares\//.test(i));
       expect(unwanted, id).toEqual([]);
       expect(b.bytes, id).toBeLessThan(1024 * 1024);
+    }
+  });
+});
+
+describe('a bundle as the Lambda runtime loads it', () => {
+  it('exports its handler when required from a folder of its own, as /var/task holds it (CommonJS, no package.json)', { timeout: 60_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'asof-bundle-'));
+    try {
+      expect(FUNCTION_BUNDLE.format).toBe('cjs');
+      for (const [name, entry] of [['health', 'routes/health.ts'], ['caselaw-citations', 'routes/caselaw-citations.ts'], ['page-permalink', 'pages/permalink.ts']] as const) {
+        const taskRoot = join(dir, name);
+        await build({ ...LAMBDA_BUNDLING, absWorkingDir: REPO, entryPoints: [`functions/lambda/${entry}`], outfile: join(taskRoot, 'index.js') });
+        const script = "const m = require(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.js')); console.log(typeof m.handler);";
+        const env = { ...deployedEnv(name, taskRoot), NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions, REPORTERS_DB_DIR: join(REPO, 'layers/reporters-db'), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+        const out = spawnSync(process.execPath, ['-e', script], { cwd: taskRoot, env, encoding: 'utf8' });
+
+        expect(out.stderr, name).toBe('');
+        expect(out.stdout.trim(), name).toBe('function');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
