@@ -17,6 +17,8 @@ export interface AlarmThresholds {
   databaseCpuPercent: number;
   /** Aurora Serverless v2 capacity used, in percent of the maximum ACU, sustained 15 minutes. Default: 90. */
   databaseCapacityPercent: number;
+  /** RDS Proxy's availability of the writer (its health checks that succeeded), in percent, 3 of 5 minutes below it. Default: 90. */
+  proxyAvailabilityPercent: number;
   /** OpenSearch free storage of the fullest node, in percent of its volume (AWS recommends 25 %). Default: 25. */
   searchFreeStoragePercent: number;
   /** OpenSearch JVM memory pressure, in percent, 3 minutes in a row (AWS recommends 95 %). Default: 95. */
@@ -33,6 +35,7 @@ export const DEFAULT_ALARM_THRESHOLDS: Readonly<AlarmThresholds> = {
   wafBlockedRequests: 300,
   databaseCpuPercent: 80,
   databaseCapacityPercent: 90,
+  proxyAvailabilityPercent: 90,
   searchFreeStoragePercent: 25,
   searchJvmPressurePercent: 95,
   searchCpuPercent: 80,

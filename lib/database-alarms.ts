@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import { ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IDatabaseCluster, IDatabaseProxy } from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
@@ -20,8 +21,8 @@ export interface DatabaseAlarmsProps extends CaseLawDatabase {
 
 /**
  * The few Aurora signals that matter here: CPU and Serverless v2 capacity near its maximum (the cluster is too small
- * for the load; citation lookups and case pages slow down, then fail), and connections refused at the proxy (IAM
- * authentication broken: every case-law call fails). Reachability itself shows on the case-law routes' error alarms.
+ * for the load; citation lookups and case pages slow down, then fail), connections refused at the proxy (IAM
+ * authentication broken: every case-law call fails), and the writer unavailable to the proxy. Reachability itself shows on the case-law routes' error alarms.
  */
 export class DatabaseAlarms extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseAlarmsProps) {
@@ -65,6 +66,26 @@ export class DatabaseAlarms extends Construct {
         }),
         threshold: 1,
         comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      // The proxy's health checks of the writer, averaged over its nodes, every minute (dimension set 4 of the RDS
+      // Proxy metrics, the only one this metric has). None are published before the first connection: not breaching.
+      alarms.metricAlarm(this, 'ProxyAvailability', {
+        name: 'db-proxy-unavailable',
+        description:
+          `RDS Proxy found the Aurora writer available less than ${t.proxyAvailabilityPercent} % of the time in 3 of the last 5 minutes: ` +
+          'case-law calls fail or wait. Check the cluster (events, a failover, capacity at its maximum) and the proxy\'s target health.',
+        metric: new Metric({
+          namespace: 'AWS/RDS',
+          metricName: 'AvailabilityPercentage',
+          dimensionsMap: { ProxyName: props.proxy.dbProxyName, TargetGroup: 'default', TargetRole: 'READ_WRITE' },
+          statistic: Stats.AVERAGE,
+          period: Duration.minutes(1),
+        }),
+        threshold: t.proxyAvailabilityPercent,
+        comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        datapointsToAlarm: 3,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
     }

@@ -226,6 +226,7 @@ describe('the alarms of a stage with every part', () => {
       'aurora-cpu',
       'aurora-capacity',
       'db-proxy-auth-failures',
+      'db-proxy-unavailable',
       'search-red',
       'search-yellow',
       'search-writes-blocked',
@@ -412,6 +413,16 @@ describe('the alarms of a stage with every part', () => {
       comparison: 'GreaterThanOrEqualToThreshold',
       evaluationPeriods: 1,
       datapointsToAlarm: 1,
+      treatMissingData: 'notBreaching',
+    });
+    expectAlarm('db-proxy-unavailable', {
+      metrics: {
+        m: watched('AWS/RDS', 'AvailabilityPercentage', { ProxyName: s.resolve(full.proxy!.dbProxyName), TargetGroup: 'default', TargetRole: 'READ_WRITE' }, 'Average', 60),
+      },
+      threshold: 90,
+      comparison: 'LessThanThreshold',
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
       treatMissingData: 'notBreaching',
     });
   });
