@@ -68,9 +68,13 @@ export class ApiStack extends Stack {
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds),
       logRetention: props.logRetention,
+      // With a domain, the domain is the one address: the execute-api ones would bypass nothing, but would be a second
+      // address for every permalink and key.
+      defaultEndpoint: !props.domain,
     });
     this.site = new PublicSite(this, 'PublicSite', {
       prefix: props.prefix,
+      defaultEndpoint: !props.domain,
       pages: PAGES,
       versions: props.bindings.versions,
       logRetention: props.logRetention,

@@ -16,6 +16,8 @@ export interface LawApiProps {
   plans: readonly Plan[];
   /** The stage's stores; a route is given those it declares (Route.stores), plus the keys and the meters. */
   bindings: StageBindings;
+  /** Keep API Gateway's own https://<id>.execute-api… address. Default: true; false when the stage has its domain. */
+  defaultEndpoint?: boolean;
   /** Environment of every route function beyond its stores'. Default: none (the stack adds the public addresses). */
   environment?: Record<string, string>;
   memorySize: number;
@@ -98,6 +100,7 @@ export class LawApi extends Construct {
       restApiName: `${props.prefix}-api`,
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       deployOptions: loggedStage(this, API_STAGE, props.logRetention),
+      disableExecuteApiEndpoint: props.defaultEndpoint === false,
       cloudWatchRole: true,
       // The authorizer names each call's API key (the key's hash), so that its tier's usage plan throttles it.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,

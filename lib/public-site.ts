@@ -11,6 +11,8 @@ export interface PublicSiteProps {
   prefix: string;
   /** The site's pages (functions/http/pages/): one GET method and one function each. */
   pages: readonly Page[];
+  /** Keep API Gateway's own https://<id>.execute-api… address. Default: true; false when the stage has its domain. */
+  defaultEndpoint?: boolean;
   /** The law's versions, which every page reads. */
   versions: StoreBinding;
   logRetention: RetentionDays;
@@ -47,6 +49,7 @@ export class PublicSite extends Construct {
       description: 'The public site: permalink pages',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       deployOptions: loggedStage(this, SITE_STAGE, props.logRetention),
+      disableExecuteApiEndpoint: props.defaultEndpoint === false,
       cloudWatchRole: false,
     });
     this.api.deploymentStage.node.addDependency(props.loggingRole);

@@ -374,6 +374,14 @@ describe('a stage with its own domain', () => {
     tpl.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'law.asof.test.', Type: 'A', HostedZoneId: 'Z0123456789', AliasTarget: Match.anyValue() });
   });
 
+  it('closes API Gateway\'s own addresses of both APIs, which only a stage without a domain keeps', () => {
+    const disabled = (tpl: Template) =>
+      Object.values(tpl.findResources('AWS::ApiGateway::RestApi') as Resources).map((a) => [a.Properties.Name, a.Properties.DisableExecuteApiEndpoint ?? false]);
+
+    expect(disabled(build(DOMAIN)).sort()).toEqual([['asof-test-api', true], ['asof-test-site', true]]);
+    expect(disabled(t).sort()).toEqual([['asof-test-api', false], ['asof-test-site', false]]);
+  });
+
   it('gives every route function the domain\'s addresses: permalinks at its root, the API at /v1', () => {
     const tpl = build(DOMAIN);
 
