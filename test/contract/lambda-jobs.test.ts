@@ -17,6 +17,7 @@ import { coverageHandler } from '#lambda/jobs/coverage-job.ts';
 import type { IngestJobEvent } from '#lambda/jobs/ingest-event.ts';
 import { ingestHandler } from '#lambda/jobs/ingest-job.ts';
 import { JOB_METRICS, JOB_NAMES, jobMetricDimensions, type JobName } from '#lambda/jobs/metrics.ts';
+import { deployedLambdaEnv } from './lambda-env.ts';
 import { probeHandler } from '#lambda/jobs/probe-job.ts';
 import { LocalSourceFiles } from '#lambda/jobs/source-files.ts';
 import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
@@ -42,18 +43,8 @@ const saved = { ...process.env };
 let tableRound = 0;
 
 /** The environment a deployed job function gets: the versions and ops tables (the job functions are given no other). */
-const jobEnv = (tables: { versions: string; ops: string } = LOCAL_TABLES) => ({
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-  AWS_ENDPOINT_URL_DYNAMODB: stores.dynamoEndpoint,
-  POWERTOOLS_DEV: 'true',
-  POWERTOOLS_LOG_LEVEL: 'CRITICAL',
-  POWERTOOLS_METRICS_DISABLED: 'false',
-  POWERTOOLS_TRACE_ENABLED: 'false',
-  [TABLE_ENV.versions]: tables.versions,
-  [TABLE_ENV.ops]: tables.ops,
-});
+const jobEnv = (tables: { versions: string; ops: string } = LOCAL_TABLES) =>
+  deployedLambdaEnv(stores.dynamoEndpoint, { versions: tables.versions, ops: tables.ops }, { POWERTOOLS_METRICS_DISABLED: 'false' });
 
 /** Fresh, empty versions and ops tables on the same dynalite, and the stores on them. */
 async function freshTables() {

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
 import { ROUTE_STORES, type Route } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
-import { ENV, TABLE_ENV } from '#lambda/env.ts';
+import { ENV } from '#lambda/env.ts';
+import { deployedLambdaEnv } from './lambda-env.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
 import { lambdaServices } from '#lambda/services.ts';
 import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
@@ -19,22 +20,8 @@ let key: string;
 const saved = { ...process.env };
 
 /** The environment a deployed route function gets: every table bound (the test narrows nothing; the wiring must). */
-const deployedEnv = (endpoint: string) => ({
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-  AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-  POWERTOOLS_DEV: 'true',
-  POWERTOOLS_LOG_LEVEL: 'ERROR',
-  POWERTOOLS_METRICS_DISABLED: 'true',
-  POWERTOOLS_TRACE_ENABLED: 'false',
-  [ENV.siteUrl]: 'https://asof.test',
-  [ENV.baseUrl]: 'https://asof.test/v1',
-  [TABLE_ENV.versions]: LOCAL_TABLES.versions,
-  [TABLE_ENV.accounts]: LOCAL_TABLES.accounts,
-  [TABLE_ENV.meters]: LOCAL_TABLES.meters,
-  [TABLE_ENV.ops]: LOCAL_TABLES.ops,
-});
+const deployedEnv = (endpoint: string) =>
+  deployedLambdaEnv(endpoint, LOCAL_TABLES, { POWERTOOLS_LOG_LEVEL: 'ERROR', [ENV.siteUrl]: 'https://asof.test', [ENV.baseUrl]: 'https://asof.test/v1' });
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null, { cache: false });

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '#http/pages/page.ts';
 import { permalinkPage } from '#http/pages/permalink.ts';
 import { runIngest } from '#ingest/jobs.ts';
-import { TABLE_ENV } from '#lambda/env.ts';
 import { pageLambda, pageServices } from '#lambda/page-entry.ts';
 import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { deployedLambdaEnv } from './lambda-env.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 let stores: EmbeddedStores;
@@ -20,17 +20,7 @@ const saved = { ...process.env };
 beforeAll(async () => {
   stores = await openEmbeddedStores(null, { cache: false });
   await runIngest({ versions: stores.versions, search: stores.search, ops: stores.ops, now: () => new Date() }, { kind: 'dc-code', manifest: `${SAMPLE}dc-code/manifest.csv` });
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: stores.dynamoEndpoint,
-    POWERTOOLS_DEV: 'true',
-    POWERTOOLS_LOG_LEVEL: 'CRITICAL',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_TRACE_ENABLED: 'false',
-    [TABLE_ENV.versions]: LOCAL_TABLES.versions,
-  });
+  Object.assign(process.env, deployedLambdaEnv(stores.dynamoEndpoint, { versions: LOCAL_TABLES.versions }));
 }, 60_000);
 afterAll(async () => {
   process.env = saved;
