@@ -1,17 +1,18 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric, Stats, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
-import { METRICS_NAMESPACE } from '../functions/lambda/route-entry.ts';
+import { ANSWER_METRIC, METRICS_NAMESPACE } from '../functions/lambda/metrics.ts';
 
 /**
- * The service's own metrics, as the functions emit them through Powertools (functions/lambda/route-entry.ts and
- * job-entry.ts). Powertools adds its `serviceName` as a `service` dimension beside the default dimensions, and
- * CloudWatch identifies a metric by its whole dimension set: an alarm on `{route}` alone would watch a metric nobody
- * emits. test/unit/asof-metrics.test.ts checks these identities against what the real entry points print.
+ * The service's own metrics, as the functions emit them through Powertools (functions/lambda/powertools.ts, used by
+ * the route, page and job entries). Powertools adds its `serviceName` as a `service` dimension beside the default
+ * dimensions, and CloudWatch identifies a metric by its whole dimension set: an alarm on `{route}` alone would watch a
+ * metric nobody emits. test/unit/lambda/metric-identities.test.ts checks these identities against what the real entry
+ * points print.
  */
 export const SERVICE_NAME = 'asof';
 
-/** What every route function counts per answer (dimension `route` = the route id). */
-export const ROUTE_METRIC = { success: 'Success', clientError: 'ClientError', serverError: 'ServerError' } as const;
+/** What every route function counts per answer (dimension `route` = the route id), as the functions name them. */
+export const ROUTE_METRIC = ANSWER_METRIC;
 
 /** What jobs count (dimension `job` = the name given to jobLambda): every job, the corpus probe, the ingest. */
 export const JOB_METRIC = {

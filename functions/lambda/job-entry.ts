@@ -1,13 +1,8 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import middy from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { JOB_METRICS } from './jobs/metrics.ts';
-import { METRICS_NAMESPACE } from './metrics.ts';
+import { powertools } from './powertools.ts';
 
 export interface JobContext {
   logger: Logger;
@@ -34,10 +29,8 @@ export interface JobRefusal {
  * returned, never retried.
  */
 export function jobLambda<E, R>(job: string, run: (event: E, ctx: JobContext) => Promise<R>) {
-  const logger = new Logger({ serviceName: 'asof', persistentKeys: { job } });
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'asof', defaultDimensions: { job } });
-  const tracer = new Tracer({ serviceName: 'asof' });
-  return middy(async (event: E, _context: Context): Promise<R | JobRefusal> => {
+  const { logger, metrics, wrap } = powertools({ job }, { job });
+  return wrap(async (event: E, _context: Context): Promise<R | JobRefusal> => {
     try {
       const result = await run(event, { logger, metrics });
       metrics.addMetric(JOB_METRICS.succeeded, MetricUnit.Count, 1);
@@ -53,8 +46,5 @@ export function jobLambda<E, R>(job: string, run: (event: E, ctx: JobContext) =>
       logger.error('job failed', err as Error);
       throw err;
     }
-  })
-    .use(captureLambdaHandler(tracer))
-    .use(logMetrics(metrics))
-    .use(injectLambdaContext(logger));
+  });
 }

@@ -1,15 +1,8 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Page, PageServices } from '#http/pages/page.ts';
 import { textResponse } from '#http/respond.ts';
 import type { LambdaEnv } from './env.ts';
-import { METRICS_NAMESPACE } from './metrics.ts';
+import { countAnswer, powertools } from './powertools.ts';
 import { dynamoStores } from './dynamo-stores.ts';
 
 /** The versions table from the function's environment (null when none is bound: the page answers 404) and the clock. */
@@ -48,10 +41,8 @@ function queryOf(event: APIGatewayProxyEvent): URLSearchParams {
  * not left to API Gateway's bare 502.
  */
 export function pageLambda(page: Page, services: PageServices = pageServices()) {
-  const logger = new Logger({ serviceName: 'asof' });
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'asof', defaultDimensions: { route: `page-${page.id}` } });
-  const tracer = new Tracer({ serviceName: 'asof' });
-  return middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const { logger, metrics, wrap } = powertools({ route: `page-${page.id}` });
+  return wrap(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     let result: APIGatewayProxyResult;
     try {
       result = await page.render({ params: decodedParams(event), query: queryOf(event), services });
@@ -59,10 +50,7 @@ export function pageLambda(page: Page, services: PageServices = pageServices()) 
       logger.error('page failed', { error: err as Error, page: page.id });
       result = textResponse(500, 'The page could not be shown; try again shortly.', 'text/plain; charset=utf-8', { 'cache-control': 'no-store' });
     }
-    metrics.addMetric(result.statusCode >= 500 ? 'ServerError' : result.statusCode >= 400 ? 'ClientError' : 'Success', MetricUnit.Count, 1);
+    countAnswer(metrics, result.statusCode);
     return result;
-  })
-    .use(captureLambdaHandler(tracer))
-    .use(logMetrics(metrics))
-    .use(injectLambdaContext(logger));
+  });
 }
