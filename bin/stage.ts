@@ -9,33 +9,33 @@ const LOG_RETENTION = { 7: RetentionDays.ONE_WEEK, 30: RetentionDays.ONE_MONTH, 
 
 /** The stacks of one stage, from its configuration: the app builds it, and the tests build exactly the same. */
 export function defineStage(app: App, config: StageConfig) {
-  const env = config.account && config.region ? { env: { account: config.account, region: config.region } } : {};
-  const stateful = new StatefulStack(app, `${config.prefix}-stateful`, {
+  // What every stack of the stage is given: its name prefix, log retention, and account and region when configured.
+  const common = {
     prefix: config.prefix,
+    logRetention: LOG_RETENTION[config.logRetentionDays],
+    ...(config.account && config.region && { env: { account: config.account, region: config.region } }),
+  };
+  const stateful = new StatefulStack(app, `${config.prefix}-stateful`, {
+    ...common,
     retainData: config.retainData,
     network: { natGateways: config.natGateways },
     caselaw: config.caselaw,
     search: config.search,
-    logRetention: LOG_RETENTION[config.logRetentionDays],
-    ...env,
   });
   // Before the API stack: the setup job there maps the ingest job's role to the search index's write role.
   const jobs = new JobsStack(app, `${config.prefix}-jobs`, {
-    prefix: config.prefix,
+    ...common,
     bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources, caselaw: stateful.caselaw },
     ingestSchedules: config.ingestSchedules,
     ingestMemoryMb: config.ingestMemoryMb,
-    logRetention: LOG_RETENTION[config.logRetentionDays],
-    ...env,
   });
   const api = new ApiStack(app, `${config.prefix}-api`, {
-    prefix: config.prefix,
+    ...common,
     bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
     setup: { caselaw: stateful.caselaw, search: stateful.search },
     ...(config.domain && { domain: config.domain }),
     memorySize: config.functionMemoryMb,
     timeoutSeconds: config.functionTimeoutSeconds,
-    logRetention: LOG_RETENTION[config.logRetentionDays],
     courtListenerTokenSecret: config.courtListenerTokenSecret,
     alarmEmail: config.alarmEmail,
     alarmThresholds: config.alarmThresholds,
@@ -45,7 +45,6 @@ export function defineStage(app: App, config: StageConfig) {
       database: { cluster: stateful.caselaw.cluster, proxy: stateful.caselaw.proxy },
       search: { domain: stateful.search.domain, dataNodes: config.search.dataNodes, volumeSizeGiB: config.search.volumeGb },
     },
-    ...env,
   });
   return { stateful, jobs, api };
 }

@@ -46,7 +46,7 @@ export const FUNCTION_BUNDLE = {
   // CommonJS: Node requires each built-in when first used, where an ES module links every built-in any bundled module
   // imports before its first line runs (about 20-27 ms CPU of each cold start, bench 1d). import.meta.url, which a
   // CommonJS bundle lacks, is given the bundle's own file URL.
-  format: 'cjs',
+  format: 'cjs' as 'cjs' | 'esm',
   define: { 'import.meta.url': '__asofModuleUrl' },
   banner: "const __asofModuleUrl = require('node:url').pathToFileURL(__filename).href;",
   nodeOptions: '--enable-source-maps',
@@ -82,7 +82,7 @@ export class AsofFunction extends Construct {
       ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
       environment: { NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions, POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
       bundling: {
-        format: OutputFormat.CJS,
+        format: FUNCTION_BUNDLE.format === 'cjs' ? OutputFormat.CJS : OutputFormat.ESM,
         define: FUNCTION_BUNDLE.define,
         target: FUNCTION_BUNDLE.target,
         minify: FUNCTION_BUNDLE.minify,

@@ -22,7 +22,8 @@ export interface DatabaseAlarmsProps extends CaseLawDatabase {
 /**
  * The few Aurora signals that matter here: CPU and Serverless v2 capacity near its maximum (the cluster is too small
  * for the load; citation lookups and case pages slow down, then fail), connections refused at the proxy (IAM
- * authentication broken: every case-law call fails), and the writer unavailable to the proxy. Reachability itself shows on the case-law routes' error alarms.
+ * authentication broken: every case-law call fails), and the writer unavailable to the proxy. Reachability itself
+ * shows on the case-law routes' error alarms.
  */
 export class DatabaseAlarms extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseAlarmsProps) {

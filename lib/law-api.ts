@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { ApiKeySourceType, EndpointType, IdentitySource, LambdaIntegration, ResponseType, RestApi, TokenAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -7,7 +7,7 @@ import { usagePlanName, usagePlanThrottle } from '../functions/accounts/gateway-
 import type { Plan } from '../functions/accounts/plans.ts';
 import { pathsOf, type Route, type RouteStore } from '../functions/http/route.ts';
 import { AsofFunction, REPORTERS_DB_DIR, reportersDbLayer } from './asof-function.ts';
-import { loggedStage, resourceAt } from './rest-resources.ts';
+import { executeApiUrl, loggedStage, resourceAt } from './rest-resources.ts';
 import type { Access, StageBindings, StoreBinding } from './store-binding.ts';
 
 export interface LawApiProps {
@@ -18,8 +18,6 @@ export interface LawApiProps {
   bindings: StageBindings;
   /** Keep API Gateway's own https://<id>.execute-api… address. Default: true; false when the stage has its domain. */
   defaultEndpoint?: boolean;
-  /** Environment of every route function beyond its stores'. Default: none (the stack adds the public addresses). */
-  environment?: Record<string, string>;
   memorySize: number;
   timeout: Duration;
   logRetention: RetentionDays;
@@ -164,7 +162,7 @@ export class LawApi extends Construct {
         entry: `routes/${route.id}.ts`,
         functionName: `${props.prefix}-${route.id}`,
         description: `${route.methods.join(', ')} ${route.path}: ${route.summary}`.slice(0, 256),
-        environment: { ...props.environment, ...(assets.includes('reporters-db') && { REPORTERS_DB_DIR }) },
+        ...(assets.includes('reporters-db') && { environment: { REPORTERS_DB_DIR } }),
         memorySize: props.memorySize,
         timeout: props.timeout,
         logRetention: props.logRetention,
@@ -206,7 +204,6 @@ export class LawApi extends Construct {
 
   /** The API's address on API Gateway's own domain, its stage included (no trailing slash). */
   get defaultUrl(): string {
-    const stack = Stack.of(this);
-    return `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${API_STAGE}`;
+    return executeApiUrl(this.api, API_STAGE);
   }
 }

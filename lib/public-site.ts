@@ -1,10 +1,10 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { EndpointType, LambdaIntegration, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import type { Page } from '../functions/http/pages/page.ts';
 import { AsofFunction } from './asof-function.ts';
-import { loggedStage, resourceAt } from './rest-resources.ts';
+import { executeApiUrl, loggedStage, resourceAt } from './rest-resources.ts';
 import type { StoreBinding } from './store-binding.ts';
 
 export interface PublicSiteProps {
@@ -90,7 +90,6 @@ export class PublicSite extends Construct {
 
   /** The site's address on API Gateway's own domain (no trailing slash). */
   get defaultUrl(): string {
-    const stack = Stack.of(this);
-    return `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${SITE_STAGE}`;
+    return executeApiUrl(this.api, SITE_STAGE);
   }
 }

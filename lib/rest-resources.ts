@@ -1,5 +1,5 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { AccessLogFormat, LogGroupLogDestination, MethodLoggingLevel, type IResource, type StageOptions } from 'aws-cdk-lib/aws-apigateway';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AccessLogFormat, LogGroupLogDestination, MethodLoggingLevel, type IResource, type IRestApi, type StageOptions } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -25,4 +25,10 @@ export function loggedStage(scope: Construct, stageName: string, retention: Rete
     accessLogDestination: new LogGroupLogDestination(accessLogs),
     accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
   };
+}
+
+/** A REST API's address on API Gateway's own domain, its stage included (no trailing slash). */
+export function executeApiUrl(api: IRestApi, stageName: string): string {
+  const stack = Stack.of(api);
+  return `https://${api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${stageName}`;
 }
