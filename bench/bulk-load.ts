@@ -48,9 +48,20 @@ export async function bulkLoadFigures(sizes: number[], log: (line: string) => vo
     for (const rows of sizes) {
       const file = join(dir, `citation-map-2026-01-01-${rows}.csv`);
       const bytes = await writeCitationMap(file, rows);
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'bulk-load-child.ts')], { cwd: REPO, maxBuffer: 1 << 20, env: { ...process.env, BULK_FILE: file } });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'bulk-load-child.ts')], {
+        cwd: REPO,
+        maxBuffer: 1 << 20,
+        env: { ...process.env, BULK_FILE: file },
+      });
       const r = JSON.parse(stdout) as { rows: number; seconds: number; peakRssBytes: number; peakHeapBytes: number };
-      const figure = { rows: r.rows, bytes, seconds: r.seconds, rowsPerSec: r.rows / r.seconds, peakRssBytes: r.peakRssBytes, peakHeapBytes: r.peakHeapBytes };
+      const figure = {
+        rows: r.rows,
+        bytes,
+        seconds: r.seconds,
+        rowsPerSec: r.rows / r.seconds,
+        peakRssBytes: r.peakRssBytes,
+        peakHeapBytes: r.peakHeapBytes,
+      };
       log(
         `  ${rows.toLocaleString('en-US')} citation-map rows (${(bytes / 2 ** 20).toFixed(0)} MiB): ${figure.rowsPerSec.toFixed(0)} rows/s, ${figure.seconds.toFixed(1)} s, ` +
           `peak RSS ${(figure.peakRssBytes / 2 ** 20).toFixed(0)} MiB, peak loader heap ${(figure.peakHeapBytes / 2 ** 20).toFixed(0)} MiB`,

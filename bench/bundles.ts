@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions } from 'esbuild';
-import { ROUTES } from '#http/routes.ts';
+import { type BuildOptions, build } from 'esbuild';
 import { PAGES } from '#http/pages/permalink.ts';
+import { ROUTES } from '#http/routes.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
 import { FUNCTION_BUNDLE } from '../lib/asof-function.ts';
 
@@ -66,7 +66,8 @@ const BASELINES: { name: string; contents: string }[] = [
   { name: 'empty module', contents: 'export const handler = async () => ({});' },
   {
     name: 'DynamoDB client only',
-    contents: "import { createDocumentClient } from '#stores/dynamodb/client.ts';\nconst doc = createDocumentClient({ region: process.env.AWS_REGION });\nexport const handler = async () => doc.config.region;",
+    contents:
+      "import { createDocumentClient } from '#stores/dynamodb/client.ts';\nconst doc = createDocumentClient({ region: process.env.AWS_REGION });\nexport const handler = async () => doc.config.region;",
   },
   {
     name: 'DynamoDB client + Powertools',
@@ -154,7 +155,11 @@ const LEVERS: Lever[] = [
   // The format deployed before (bench 1d of earlier runs): an ES module, `require` given by a banner.
   {
     name: 'ES module bundle, imported',
-    bundling: { format: 'esm', define: {}, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } },
+    bundling: {
+      format: 'esm',
+      define: {},
+      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    },
     load: 'import',
   },
 ];
@@ -168,12 +173,20 @@ interface Built {
 }
 
 /** One function's asset as CDK writes it: `index.js` and `index.js.map` (`index.mjs` for an ES module) in a folder of its own. */
-async function bundle(name: string, outdir: string, entry: { file: string } | { contents: string }, lever: Lever = { name }): Promise<Built> {
+async function bundle(
+  name: string,
+  outdir: string,
+  entry: { file: string } | { contents: string },
+  lever: Lever = { name },
+): Promise<Built> {
   const dir = join(outdir, name.replace(/[^\w-]+/g, '-'));
   await mkdir(dir, { recursive: true });
   const load = lever.load ?? (FUNCTION_BUNDLE.format === 'cjs' ? 'require' : 'import');
   const file = join(dir, load === 'require' ? 'index.js' : 'index.mjs');
-  const input = 'file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: REPO, sourcefile: `${name}.ts`, loader: 'ts' as const } };
+  const input =
+    'file' in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.contents, resolveDir: REPO, sourcefile: `${name}.ts`, loader: 'ts' as const } };
   await build({ ...LAMBDA_BUNDLING, ...lever.bundling, ...input, outfile: file });
   return { name, dir, file, load, nodeOptions: lever.nodeOptions ?? DEPLOYED_NODE_OPTIONS };
 }
@@ -183,7 +196,10 @@ const MARK = 'ASOF_INIT_MS=';
 /** One fresh Node process: the wall and CPU time loading the bundle takes, as the runtime loads a handler. */
 function importOnce(node: string, built: Built): { wallMs: number; cpuMs: number } {
   const file = JSON.stringify(built.file);
-  const load = built.load === 'require' ? `(await import('node:module')).createRequire(${file})(${file})` : `await import(${JSON.stringify(pathToFileURL(built.file).href)})`;
+  const load =
+    built.load === 'require'
+      ? `(await import('node:module')).createRequire(${file})(${file})`
+      : `await import(${JSON.stringify(pathToFileURL(built.file).href)})`;
   const script =
     `const c = process.cpuUsage(); const t = performance.now(); ${load}; ` +
     `const wall = performance.now() - t; const { user, system } = process.cpuUsage(c); console.log('${MARK}' + wall + ' ' + (user + system) / 1000);`;
@@ -227,8 +243,18 @@ export async function bundleFigures(log: (line: string) => void, runs = INIT_RUN
       const wall = times.get(b)!.map((t) => t.wallMs);
       const cpu = times.get(b)!.map((t) => t.cpuMs);
       const name = levers.includes(b) ? b.name.slice(LEVERS_OF.length + 2) : b.name;
-      const f = { name, bytes: code.length, gzipBytes: gzipSync(code).length, mapBytes: (await stat(`${b.file}.map`)).size, medianMs: median(wall), minMs: Math.min(...wall), cpuMedianMs: median(cpu) };
-      log(`  ${b.name}: ${(f.bytes / 1024).toFixed(0)} KiB, init median ${f.medianMs.toFixed(0)} ms, min ${f.minMs.toFixed(0)} ms, CPU ${f.cpuMedianMs.toFixed(0)} ms`);
+      const f = {
+        name,
+        bytes: code.length,
+        gzipBytes: gzipSync(code).length,
+        mapBytes: (await stat(`${b.file}.map`)).size,
+        medianMs: median(wall),
+        minMs: Math.min(...wall),
+        cpuMedianMs: median(cpu),
+      };
+      log(
+        `  ${b.name}: ${(f.bytes / 1024).toFixed(0)} KiB, init median ${f.medianMs.toFixed(0)} ms, min ${f.minMs.toFixed(0)} ms, CPU ${f.cpuMedianMs.toFixed(0)} ms`,
+      );
       figures.push(f);
     }
     return {

@@ -4,7 +4,7 @@
  * run, the first-call cost in a fresh process, and how the time grows on pathological inputs.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { getCitations } from '@beshkenadze/eyecite';
@@ -15,7 +15,7 @@ import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-s
 import { closePglite, openPgliteThread } from '#stores/postgres/pglite.ts';
 import { pgliteClient } from '#stores/postgres/sql-client.ts';
 import { SAMPLE_CASELAW_PATHS } from '../test/contract/caselaw-store.contract.ts';
-import { measureAccuracy, type Accuracy } from '../test/support/citation-accuracy.ts';
+import { type Accuracy, measureAccuracy } from '../test/support/citation-accuracy.ts';
 import { bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
 import { REPO } from './proc.ts';
 
@@ -152,12 +152,21 @@ export async function citationFigures(opts: { quick: boolean; log: (line: string
   const extract = (t: string) => extractor.extract(t);
   const raw = measureAccuracy(extract, false);
   const reviewed = measureAccuracy(extract, true);
-  const corrections = (JSON.parse(readFileSync(join(REPO, 'test', 'support', 'answer-key-review.json'), 'utf8')) as { corrections: unknown[] }).corrections.length;
-  opts.log(`  accuracy on ${raw.opinions} opinions: recall ${(raw.recall * 100).toFixed(1)} %, precision ${(raw.precision * 100).toFixed(1)} % against the key as it is; ${(reviewed.recall * 100).toFixed(1)} % / ${(reviewed.precision * 100).toFixed(1)} % with ${corrections} reviewed corrections`);
+  const corrections = (
+    JSON.parse(readFileSync(join(REPO, 'test', 'support', 'answer-key-review.json'), 'utf8')) as { corrections: unknown[] }
+  ).corrections.length;
+  opts.log(
+    `  accuracy on ${raw.opinions} opinions: recall ${(raw.recall * 100).toFixed(1)} %, precision ${(raw.precision * 100).toFixed(1)} % against the key as it is; ${(reviewed.recall * 100).toFixed(1)} % / ${(reviewed.precision * 100).toFixed(1)} % with ${corrections} reviewed corrections`,
+  );
 
   const corpora: Array<[string, string[]]> = [
     ['the 25 bundled CourtListener opinions (text of html_with_citations)', bundledAnswerKeys().map((k) => k.text)],
-    ['the two bundled slip opinions (Fisher v. Texas, Ideal Electronic v. Int’l Fidelity)', readdirSync(join(CASELAW, 'opinion-texts')).sort().map((f) => readFileSync(join(CASELAW, 'opinion-texts', f), 'utf8'))],
+    [
+      'the two bundled slip opinions (Fisher v. Texas, Ideal Electronic v. Int’l Fidelity)',
+      readdirSync(join(CASELAW, 'opinion-texts'))
+        .sort()
+        .map((f) => readFileSync(join(CASELAW, 'opinion-texts', f), 'utf8')),
+    ],
     ['64,000 characters, citation-dense', [citationDenseText()]],
   ];
   const minMs = opts.quick ? 500 : 3000;
@@ -169,14 +178,20 @@ export async function citationFigures(opts: { quick: boolean; log: (line: string
     const theirs = mbPerSec(texts, (t) => getCitations(t), opts.quick ? 1 : minMs);
     const chars = texts.reduce((n, t) => n + t.length, 0);
     throughput.push({ corpus, chars, found, eyeciteFound, mbPerSec: ours, eyeciteMbPerSec: theirs });
-    opts.log(`  ${corpus}: ${ours.toFixed(1)} MB/s (${found} full citations) vs eyecite port ${theirs.toFixed(3)} MB/s (${eyeciteFound}): ${(ours / theirs).toFixed(0)}×`);
+    opts.log(
+      `  ${corpus}: ${ours.toFixed(1)} MB/s (${found} full citations) vs eyecite port ${theirs.toFixed(3)} MB/s (${eyeciteFound}): ${(ours / theirs).toFixed(0)}×`,
+    );
   }
   const coldRuns = await coldStart(opts.quick ? 3 : 7);
   const coldMs = [...coldRuns].sort((a, b) => a - b)[Math.floor(coldRuns.length / 2)]!;
-  opts.log(`  first call in a fresh process (import, reporters-db, trie, one extract): ${coldMs.toFixed(0)} ms (median of ${coldRuns.length})`);
+  opts.log(
+    `  first call in a fresh process (import, reporters-db, trie, one extract): ${coldMs.toFixed(0)} ms (median of ${coldRuns.length})`,
+  );
   const grown = growth(extract);
   for (const g of grown) opts.log(`  ${g.input}: ${g.points.map(([n, ms]) => `${n / 1000}k ${ms.toFixed(2)} ms`).join(', ')}`);
   const resolve250 = await resolveFigure(opts.quick ? 20 : 100);
-  opts.log(`  parse + resolve 250 citations on PGlite: p50 ${resolve250.p50Ms.toFixed(1)} ms, p90 ${resolve250.p90Ms.toFixed(1)} ms (${JSON.stringify(resolve250.statuses)})`);
+  opts.log(
+    `  parse + resolve 250 citations on PGlite: p50 ${resolve250.p50Ms.toFixed(1)} ms, p90 ${resolve250.p90Ms.toFixed(1)} ms (${JSON.stringify(resolve250.statuses)})`,
+  );
   return { accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections }, throughput, coldMs, coldRuns, growth: grown, resolve250 };
 }

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import type { EventEmitter } from 'node:events';
-import { prng } from './synthetic-uslm.ts';
 import { childEnv, cpuSnapshot, procStatus, stopChild } from './proc.ts';
+import { prng } from './synthetic-uslm.ts';
 
 /**
  * HTTP load through real sockets with autocannon (in this process; the servers are child processes, so the load
@@ -84,7 +84,13 @@ export function percentiles(values: number[]): Percentiles {
   if (values.length === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1]!, mean: values.reduce((a, b) => a + b, 0) / values.length };
+  return {
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1]!,
+    mean: values.reduce((a, b) => a + b, 0) / values.length,
+  };
 }
 
 export interface LoadOptions {
@@ -103,7 +109,12 @@ export interface LoadOptions {
   serverPid?: number;
 }
 
-function once(opts: LoadOptions, durationS: number, record: boolean, errors = errorCollector()): Promise<{ result: AutocannonResult; latencies: Map<number, number[]>; bytes: number }> {
+function once(
+  opts: LoadOptions,
+  durationS: number,
+  record: boolean,
+  errors = errorCollector(),
+): Promise<{ result: AutocannonResult; latencies: Map<number, number[]>; bytes: number }> {
   const rnd = prng(opts.seed ?? 1);
   const pick = () => opts.paths[Math.floor(rnd() * opts.paths.length)]!;
   const latencies = new Map<number, number[]>();
@@ -116,7 +127,13 @@ function once(opts: LoadOptions, durationS: number, record: boolean, errors = er
         duration: durationS,
         timeout: 30,
         // Headers are copied per request: a rotating `authorization` (proc.ts) gives each request the next key.
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pick(), headers: { ...opts.headers } }), onResponse: (status, body) => errors.add(status, String(body)) }],
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => ({ ...req, path: pick(), headers: { ...opts.headers } }),
+            onResponse: (status, body) => errors.add(status, String(body)),
+          },
+        ],
       },
       (err, result) => (err ? fail(err) : done({ result, latencies, bytes })),
     );
@@ -143,7 +160,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const other = (after.machineBusyS - before.machineBusyS) / wallS - (Number.isFinite(server) ? server : 0) - self;
   const all = [...latencies.values()].flat();
   const byStatus: LoadResult['byStatus'] = {};
-  for (const [status, list] of [...latencies.entries()].sort((a, b) => a[0] - b[0])) byStatus[String(status)] = { count: list.length, latency: percentiles(list) };
+  for (const [status, list] of [...latencies.entries()].sort((a, b) => a[0] - b[0]))
+    byStatus[String(status)] = { count: list.length, latency: percentiles(list) };
   return {
     name: opts.name,
     connections: opts.connections ?? 32,
@@ -185,10 +203,14 @@ export interface BareServer {
 }
 
 export async function startBareServer(lookupBytes: number, searchBytes: number): Promise<BareServer> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER, String(Math.round(lookupBytes)), String(Math.round(searchBytes))], {
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', BARE_SERVER, String(Math.round(lookupBytes)), String(Math.round(searchBytes))],
+    {
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((done, fail) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /^listening (\d+)$/.exec(line);
@@ -200,7 +222,12 @@ export async function startBareServer(lookupBytes: number, searchBytes: number):
 }
 
 /** Sends each path once (bounded concurrency) and returns its status, bytes and, for search, the number of hits. */
-export async function probePaths(origin: string, paths: readonly string[], headers: Record<string, string>, concurrency = 8): Promise<{ path: string; status: number; bytes: number; hits?: number }[]> {
+export async function probePaths(
+  origin: string,
+  paths: readonly string[],
+  headers: Record<string, string>,
+  concurrency = 8,
+): Promise<{ path: string; status: number; bytes: number; hits?: number }[]> {
   const out: { path: string; status: number; bytes: number; hits?: number }[] = new Array(paths.length);
   let next = 0;
   await Promise.all(
@@ -209,7 +236,8 @@ export async function probePaths(origin: string, paths: readonly string[], heade
         const i = next++;
         const res = await fetch(`${origin}${paths[i]}`, { headers });
         const text = await res.text();
-        const hits = res.status === 200 && paths[i]!.includes('/law/search') ? (JSON.parse(text) as { results: unknown[] }).results.length : undefined;
+        const hits =
+          res.status === 200 && paths[i]!.includes('/law/search') ? (JSON.parse(text) as { results: unknown[] }).results.length : undefined;
         out[i] = { path: paths[i]!, status: res.status, bytes: Buffer.byteLength(text), ...(hits !== undefined && { hits }) };
       }
     }),
@@ -218,7 +246,12 @@ export async function probePaths(origin: string, paths: readonly string[], heade
 }
 
 /** Each path sent `repeats` times, one request at a time; the median time of each (ms). */
-export async function timeSequential(origin: string, paths: readonly string[], headers: Record<string, string>, repeats = 3): Promise<{ path: string; medianMs: number; hits?: number }[]> {
+export async function timeSequential(
+  origin: string,
+  paths: readonly string[],
+  headers: Record<string, string>,
+  repeats = 3,
+): Promise<{ path: string; medianMs: number; hits?: number }[]> {
   const out: { path: string; medianMs: number; hits?: number }[] = [];
   for (const path of paths) {
     const times: number[] = [];
@@ -239,7 +272,10 @@ export async function timeSequential(origin: string, paths: readonly string[], h
  * One request at a time, for as long as `during` is pending, then the request in flight is awaited too: every
  * lookup's time is recorded however long it takes (a load generator's run would drop the ones it cuts off).
  */
-export async function runSequentialDuring(opts: { name: string; origin: string; paths: readonly string[]; headers: Record<string, string>; serverPid: number; seed?: number }, during: Promise<unknown>): Promise<LoadResult> {
+export async function runSequentialDuring(
+  opts: { name: string; origin: string; paths: readonly string[]; headers: Record<string, string>; serverPid: number; seed?: number },
+  during: Promise<unknown>,
+): Promise<LoadResult> {
   const rnd = prng(opts.seed ?? 5);
   let done = false;
   void during.finally(() => (done = true));
@@ -269,7 +305,8 @@ export async function runSequentialDuring(opts: { name: string; origin: string; 
   const [server, self] = [0, 1].map((i) => (after.processS[i]! - before.processS[i]!) / wallS) as [number, number];
   const all = [...latencies.values()].flat();
   const byStatus: LoadResult['byStatus'] = {};
-  for (const [status, list] of [...latencies.entries()].sort((a, b) => a[0] - b[0])) byStatus[String(status)] = { count: list.length, latency: percentiles(list) };
+  for (const [status, list] of [...latencies.entries()].sort((a, b) => a[0] - b[0]))
+    byStatus[String(status)] = { count: list.length, latency: percentiles(list) };
   return {
     name: opts.name,
     connections: 1,

@@ -62,18 +62,24 @@ const sampler = setInterval(() => {
   peakDuringIngest = Math.max(peakDuringIngest, rss);
   const s = (performance.now() - began) / 1000;
   if (Math.round(s) % 10 === 0) {
-    process.stderr.write(`  ingest: ${puts} versions written in ${s.toFixed(0)} s (${(puts / s).toFixed(0)}/s), RSS ${(rss / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stderr.write(
+      `  ingest: ${puts} versions written in ${s.toFixed(0)} s (${(puts / s).toFixed(0)}/s), RSS ${(rss / 2 ** 20).toFixed(0)} MiB\n`,
+    );
   }
 }, 1000);
 
 const editions: IngestWorkerResult['editions'] = [];
 let last = performance.now();
-const reports = await runIngest({ ...stores, versions: counted }, { kind: 'uslm', files: input.files, retrievedAt: input.retrievedAt }, (line) => {
-  process.stderr.write(`  ${line}\n`);
-  const now = performance.now();
-  editions.push({ label: '', date: '', documents: 0, changedKeys: 0, puts: 0, setValidTo: 0, ms: now - last });
-  last = now;
-});
+const reports = await runIngest(
+  { ...stores, versions: counted },
+  { kind: 'uslm', files: input.files, retrievedAt: input.retrievedAt },
+  (line) => {
+    process.stderr.write(`  ${line}\n`);
+    const now = performance.now();
+    editions.push({ label: '', date: '', documents: 0, changedKeys: 0, puts: 0, setValidTo: 0, ms: now - last });
+    last = now;
+  },
+);
 const ingestMs = performance.now() - began;
 clearInterval(sampler);
 reports.forEach((r, i) => {
@@ -88,7 +94,8 @@ reports.forEach((r, i) => {
 });
 
 // What `asof ingest` runs next. A failure here is recorded, not fatal: the versions are in the store either way.
-const failure = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message} (${err.stack?.split('\n')[1]?.trim() ?? ''})` : String(err));
+const failure = (err: unknown) =>
+  err instanceof Error ? `${err.name}: ${err.message} (${err.stack?.split('\n')[1]?.trim() ?? ''})` : String(err);
 let t = performance.now();
 let coverageError: string | null = null;
 await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh().catch((err: unknown) => {

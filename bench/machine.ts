@@ -24,7 +24,8 @@ const osName = (): string => {
 const commit = (): string => {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'functions', 'bin', 'data'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'functions', 'bin', 'data'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
     return dirty ? `${head} + uncommitted changes` : head;
   } catch {
     return 'unknown';

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -81,7 +81,10 @@ export interface RunningServer {
  * `node bin/asof.js serve --port 0 --data-dir DIR`, timed from spawn to "serving" and to the first healthy answer.
  * `cache: false` starts `asof serve --no-cache` (every request reads the stores), `meter: false` `--no-meter`.
  */
-export async function startServer(dataDir: string, opts: { timeoutMs?: number; nodeArgs?: string[]; cache?: boolean; meter?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(
+  dataDir: string,
+  opts: { timeoutMs?: number; nodeArgs?: string[]; cache?: boolean; meter?: boolean } = {},
+): Promise<RunningServer> {
   const began = performance.now();
   const flags = [...(opts.cache === false ? ['--no-cache'] : []), ...(opts.meter === false ? ['--no-meter'] : [])];
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ASOF, 'serve', '--port', '0', '--data-dir', dataDir, ...flags], {
@@ -91,7 +94,10 @@ export async function startServer(dataDir: string, opts: { timeoutMs?: number; n
   });
   const output: string[] = [];
   const serving = new Promise<{ url: string; at: number }>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`asof serve printed no "serving" line in ${opts.timeoutMs ?? 600_000} ms:\n${output.join('\n')}`)), opts.timeoutMs ?? 600_000);
+    const timer = setTimeout(
+      () => fail(new Error(`asof serve printed no "serving" line in ${opts.timeoutMs ?? 600_000} ms:\n${output.join('\n')}`)),
+      opts.timeoutMs ?? 600_000,
+    );
     const onLine = (line: string) => {
       output.push(line);
       const m = /serving (http:\/\/\S+\/v1)/.exec(line);
@@ -131,7 +137,10 @@ export async function startServer(dataDir: string, opts: { timeoutMs?: number; n
 }
 
 /** Runs a command to completion; rejects on a non-zero exit. */
-export function runNode(args: string[], opts: { onStderrLine?: (line: string) => void } = {}): Promise<{ stdout: string; stderr: string; ms: number }> {
+export function runNode(
+  args: string[],
+  opts: { onStderrLine?: (line: string) => void } = {},
+): Promise<{ stdout: string; stderr: string; ms: number }> {
   const began = performance.now();
   const child = spawn(process.execPath, args, { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -163,7 +172,11 @@ export async function createKeys(dataDir: string, count: number): Promise<string
   try {
     for (let i = 0; i < count; i += 32) {
       const batch = Array.from({ length: Math.min(32, count - i) }, (_, j) =>
-        issueKey(opened.store, { name: `bench ${i + j}`, plan: 'pro', limits: { daily: 1_000_000_000, monthly: 1_000_000_000 } }, new Date()),
+        issueKey(
+          opened.store,
+          { name: `bench ${i + j}`, plan: 'pro', limits: { daily: 1_000_000_000, monthly: 1_000_000_000 } },
+          new Date(),
+        ),
       );
       keys.push(...(await Promise.all(batch)).map((k) => k.key));
     }

@@ -1,10 +1,10 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probePaths, runLoad, type LoadResult } from './http-load.ts';
+import { type LoadResult, probePaths, runLoad } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
 import { runNode, startServer } from './proc.ts';
-import { writeSyntheticTitle, type TextPool } from './synthetic-uslm.ts';
+import { type TextPool, writeSyntheticTitle } from './synthetic-uslm.ts';
 
 /**
  * Where the server's CPU goes under load: the server runs with `--cpu-prof` (a separate run from the measured ones,
@@ -42,7 +42,8 @@ function bucketOf(functionName: string, url: string): string {
   if (!url) {
     if (functionName === '(idle)') return 'idle';
     if (functionName === '(garbage collector)') return 'garbage collector';
-    if (/^(read|open|close|fstat|fsync|fdatasync|ftruncate|stat|lstat|readdir|unlink|rename|readFileUtf8)$/.test(functionName)) return 'file system calls (native)';
+    if (/^(read|open|close|fstat|fsync|fdatasync|ftruncate|stat|lstat|readdir|unlink|rename|readFileUtf8)$/.test(functionName))
+      return 'file system calls (native)';
     if (/^(writev|writeUtf8String|writeLatin1String|writeAsciiString)$/.test(functionName)) return 'socket writes (native)';
     if (functionName === 'writeBuffer') return 'writeBuffer (native, file or socket)';
     return 'other native';
@@ -99,7 +100,14 @@ export async function profileLoad(opts: {
       // As before the measured runs: every request once, so a server with its cache on is as warm as there.
       await probePaths(new URL(server.url).origin, opts.paths, opts.headers);
       loadFrom = performance.now() - spawned;
-      load = await runLoad({ name: opts.name, origin: new URL(server.url).origin, paths: opts.paths, headers: opts.headers, durationS: opts.durationS, serverPid: server.pid });
+      load = await runLoad({
+        name: opts.name,
+        origin: new URL(server.url).origin,
+        paths: opts.paths,
+        headers: opts.headers,
+        durationS: opts.durationS,
+        serverPid: server.pid,
+      });
     } finally {
       await server.stop();
     }
@@ -108,7 +116,9 @@ export async function profileLoad(opts: {
     const { main, others } = await threadProfiles(dir);
     // Of the other threads (tsx's module loader, PGlite's: functions/stores/postgres/pglite-thread.mjs), PGlite's is
     // the one running its code: how busy was it?
-    const pgliteFile = (await Promise.all(others.map(async (f) => ((await readFile(f, 'utf8')).includes('@electric-sql/pglite') ? f : null)))).find(Boolean);
+    const pgliteFile = (
+      await Promise.all(others.map(async (f) => ((await readFile(f, 'utf8')).includes('@electric-sql/pglite') ? f : null)))
+    ).find(Boolean);
     const pglite = pgliteFile ? (await breakdown(pgliteFile, from, to)).shares : null;
     const pgliteThreadBusy = pglite ? 1 - (pglite.find(([b]) => b === 'idle')?.[1] ?? 0) : null;
     return { name: opts.name, load, ...(await breakdown(main, from, to)), pgliteThreadBusy };
@@ -132,7 +142,14 @@ export async function profileIngest(pool: TextPool, sections: number): Promise<I
     const editions = await writeSyntheticTitle(pool, dir, sections);
     const input = { dataDir: join(dir, 'data'), files: editions.map((e) => e.file), retrievedAt: new Date().toISOString() };
     const profDir = join(dir, 'prof');
-    const { stdout } = await runNode(['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', join('bench', 'ingest-worker.ts'), JSON.stringify(input)]);
+    const { stdout } = await runNode([
+      '--cpu-prof',
+      `--cpu-prof-dir=${profDir}`,
+      '--import',
+      'tsx',
+      join('bench', 'ingest-worker.ts'),
+      JSON.stringify(input),
+    ]);
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
     if (!line) throw new Error(`the profiled ingest worker printed no result:\n${stdout}`);
     const worker = JSON.parse(line.slice('RESULT '.length)) as IngestWorkerResult;

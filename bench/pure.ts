@@ -36,7 +36,13 @@ async function measure(name: string, op: () => unknown, opts: { minMs?: number; 
 }
 
 /** The same operation with `concurrency` in flight at once. */
-async function measureConcurrent(name: string, op: () => Promise<unknown>, concurrency: number, minMs = 2000, note?: string): Promise<OpsFigure> {
+async function measureConcurrent(
+  name: string,
+  op: () => Promise<unknown>,
+  concurrency: number,
+  minMs = 2000,
+  note?: string,
+): Promise<OpsFigure> {
   const warm = performance.now();
   while (performance.now() - warm < 750) await op();
   let n = 0;
@@ -69,7 +75,9 @@ const CITATIONS: [string, string][] = [
 export async function pureFigures(sampleBody: string): Promise<OpsFigure[]> {
   const out: OpsFigure[] = [];
   let i = 0;
-  out.push(await measure('resolveCitation (mix of 10 keys and printed forms)', () => resolveCitation(...CITATIONS[i++ % CITATIONS.length]!)));
+  out.push(
+    await measure('resolveCitation (mix of 10 keys and printed forms)', () => resolveCitation(...CITATIONS[i++ % CITATIONS.length]!)),
+  );
   out.push(await measure(`normalizeText + contentHash (${sampleBody.length}-char body)`, () => contentHash(normalizeText(sampleBody))));
 
   // One DynamoDB round trip through the product's client to an in-memory dynalite in this process.
@@ -79,11 +87,20 @@ export async function pureFigures(sampleBody: string): Promise<OpsFigure[]> {
     const tables = tableNames('bench');
     await ensureTables(doc, tables);
     await doc.send(new PutCommand({ TableName: tables.versions, Item: { pk: 'bench#1', sk: '2020-01-01', bodyText: sampleBody } }));
-    const get = () => doc.send(new GetCommand({ TableName: tables.versions, Key: { pk: 'bench#1', sk: '2020-01-01' }, ConsistentRead: true }));
-    out.push(await measure('DynamoDB GetItem via the AWS SDK → dynalite (in memory), one at a time', get, { note: 'the floor under each store call of a request' }));
+    const get = () =>
+      doc.send(new GetCommand({ TableName: tables.versions, Key: { pk: 'bench#1', sk: '2020-01-01' }, ConsistentRead: true }));
+    out.push(
+      await measure('DynamoDB GetItem via the AWS SDK → dynalite (in memory), one at a time', get, {
+        note: 'the floor under each store call of a request',
+      }),
+    );
     out.push(await measureConcurrent('DynamoDB GetItem, 32 in flight', get, 32));
     // The same GetItem as a hand-made HTTP request (fetch, no SDK): dynalite's share of the round trip.
-    const body = JSON.stringify({ TableName: tables.versions, Key: { pk: { S: 'bench#1' }, sk: { S: '2020-01-01' } }, ConsistentRead: true });
+    const body = JSON.stringify({
+      TableName: tables.versions,
+      Key: { pk: { S: 'bench#1' }, sk: { S: '2020-01-01' } },
+      ConsistentRead: true,
+    });
     const headers = {
       'content-type': 'application/x-amz-json-1.0',
       'x-amz-target': 'DynamoDB_20120810.GetItem',
@@ -111,7 +128,10 @@ export async function pureFigures(sampleBody: string): Promise<OpsFigure[]> {
 }
 
 /** The USLM reader alone (no store): sections/s and MB/s of XML. */
-export async function uslmParseFigure(file: string, bytes: number): Promise<OpsFigure & { sections: number; ms: number; mbPerSec: number; meanBodyChars: number }> {
+export async function uslmParseFigure(
+  file: string,
+  bytes: number,
+): Promise<OpsFigure & { sections: number; ms: number; mbPerSec: number; meanBodyChars: number }> {
   const edition = await readUslmTitle(file, { retrievedAt: new Date().toISOString() });
   const began = performance.now();
   let sections = 0;

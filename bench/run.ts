@@ -2,25 +2,42 @@
  * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles]`: the benchmark suite. Writes bench/RESULTS.md and
  * bench/results.json. See bench/report.ts for what each figure means.
  */
-import { bundleFigures } from './bundles.ts';
+
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { probePaths, runLoad, runSequentialDuring, startBareServer, timeSequential, type BareServer, type LoadOptions, type LoadResult } from './http-load.ts';
-import { machine } from './machine.ts';
-import { profileIngest, profileLoad, type CpuBreakdown } from './profile.ts';
-import { createKeys, procStatus, REPO, rotatingAuth, startServer, type RunningServer } from './proc.ts';
 import { bulkLoadFigures } from './bulk-load.ts';
+import { bundleFigures } from './bundles.ts';
 import { citationFigures } from './citations.ts';
+import {
+  type BareServer,
+  type LoadOptions,
+  type LoadResult,
+  probePaths,
+  runLoad,
+  runSequentialDuring,
+  startBareServer,
+  timeSequential,
+} from './http-load.ts';
+import { machine } from './machine.ts';
+import { createKeys, procStatus, REPO, type RunningServer, rotatingAuth, startServer } from './proc.ts';
+import { type CpuBreakdown, profileIngest, profileLoad } from './profile.ts';
 import { pureFigures } from './pure.ts';
-import { renderReport, type BareResults, type BenchResults, type MeterResults, type PoolStats, type SizeHttp } from './report.ts';
+import { type BareResults, type BenchResults, type MeterResults, type PoolStats, renderReport, type SizeHttp } from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { buildScaleStore } from './scale.ts';
+import { searchMatches } from './search-matches.ts';
 import { cliFloorMs, startupFigure, warmStarts } from './startup.ts';
 import { textPool } from './synthetic-uslm.ts';
-import { searchMatches } from './search-matches.ts';
-import { MATCHES_AS_OF, SEARCH_QUERIES, sampleLookupPaths, sampleSearchPaths, syntheticLookupPaths, syntheticSearchPaths } from './targets.ts';
+import {
+  MATCHES_AS_OF,
+  SEARCH_QUERIES,
+  sampleLookupPaths,
+  sampleSearchPaths,
+  syntheticLookupPaths,
+  syntheticSearchPaths,
+} from './targets.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,7 +65,8 @@ const settings = {
    */
   keys: 4_000,
 };
-if (!Number.isInteger(settings.sections) || settings.sections < 1) throw new Error(`--sections must be a positive integer (got ${args.sections})`);
+if (!Number.isInteger(settings.sections) || settings.sections < 1)
+  throw new Error(`--sections must be a positive integer (got ${args.sections})`);
 
 const BULK_SIZES = quick ? [20_000, 100_000] : [1_000_000, 4_000_000];
 
@@ -78,7 +96,13 @@ function poolStats(probe: { status: number; bytes: number; hits?: number }[]): P
 }
 
 /** The meter's cost: the same lookup loads on a server with the meter and on one started with `--no-meter`. */
-async function measureMeter(dataDir: string, lookupPaths: string[], searchPaths: string[], headers: Record<string, string>, metered: { lookup: LoadResult; lookupC1: LoadResult }): Promise<MeterResults> {
+async function measureMeter(
+  dataDir: string,
+  lookupPaths: string[],
+  searchPaths: string[],
+  headers: Record<string, string>,
+  metered: { lookup: LoadResult; lookupC1: LoadResult },
+): Promise<MeterResults> {
   log('sample corpus: the lookup and search loads on `asof serve --no-meter` (keys checked, nothing counted)');
   const server = await startServer(dataDir, { meter: false });
   running.push(server);
@@ -86,11 +110,31 @@ async function measureMeter(dataDir: string, lookupPaths: string[], searchPaths:
     const origin = new URL(server.url).origin;
     await probePaths(origin, lookupPaths, headers);
     const base = { origin, paths: lookupPaths, headers, serverPid: server.pid };
-    const lookup = await runLoad({ ...base, name: 'asof lookup (sample, --no-meter)', connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS });
-    const lookupC1 = await runLoad({ ...base, name: 'asof lookup, 1 connection (sample, --no-meter)', connections: 1, durationS: settings.c1DurationS, warmupS: 1 });
+    const lookup = await runLoad({
+      ...base,
+      name: 'asof lookup (sample, --no-meter)',
+      connections: settings.connections,
+      durationS: settings.durationS,
+      warmupS: settings.warmupS,
+    });
+    const lookupC1 = await runLoad({
+      ...base,
+      name: 'asof lookup, 1 connection (sample, --no-meter)',
+      connections: 1,
+      durationS: settings.c1DurationS,
+      warmupS: 1,
+    });
     await probePaths(origin, searchPaths, headers);
-    const search = await runLoad({ ...base, paths: searchPaths, name: 'asof search (sample, --no-meter)', connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS });
-    for (const r of [lookup, lookupC1, search]) log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms`);
+    const search = await runLoad({
+      ...base,
+      paths: searchPaths,
+      name: 'asof search (sample, --no-meter)',
+      connections: settings.connections,
+      durationS: settings.durationS,
+      warmupS: settings.warmupS,
+    });
+    for (const r of [lookup, lookupC1, search])
+      log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms`);
     return { metered, unmetered: { lookup, lookupC1, search } };
   } finally {
     await server.stop();
@@ -116,64 +160,107 @@ async function measureServer(
   const bare: BareServer | null = withBare ? await startBareServer(lookupPool.meanBytes, searchPool.meanBytes) : null;
   if (bare) running.push(bare);
   try {
-  const base = { headers, connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS };
-  // A load's clients stop at the end of the run, but the server still works off what they queued (a slow search
-  // queue can take many seconds): wait for it before the next run, so no run measures the previous one's tail.
-  const drain = async () => {
-    const began = performance.now();
-    const res = await fetch(`${origin}/v1/law/search?q=zzqxjv&asOf=2000-01-01`, { headers });
-    await res.arrayBuffer();
-    return performance.now() - began;
-  };
-  const drains: { after: string; ms: number }[] = [];
-  const run = async (name: string, o: string, paths: readonly string[], pid: number, extra: Partial<LoadOptions> = {}): Promise<LoadResult> => {
-    const r = await runLoad({ ...base, name, origin: o, paths, serverPid: pid, ...extra });
-    if (o === origin) drains.push({ after: name, ms: await drain() });
-    const statuses = Object.entries(r.byStatus).map(([s, v]) => `${s}×${v.count}`).join(' ');
-    log(`  ${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms (${statuses}${r.errors ? `, ${r.errors} errors` : ''})`);
-    for (const e of r.serverErrors) log(`    ${e.count} × ${e.body}`);
-    return r;
-  };
-  const c1 = { connections: 1, durationS: settings.c1DurationS, warmupS: 1 };
-  const bareLookupPaths = lookupPaths.map((_, i) => `/lookup/${i}`);
-  const bareSearchPaths = searchPaths.map((_, i) => `/search/${i}`);
-  const bareLookup = bare && (await run('bare node:http, lookup-sized body', bare.origin, bareLookupPaths, bare.pid));
-  const lookup = await run(`asof lookup (${label})`, origin, lookupPaths, server.pid);
-  const bareSearch = bare && (await run('bare node:http, search-sized body', bare.origin, bareSearchPaths, bare.pid));
-  const search = await run(`asof search (${label})`, origin, searchPaths, server.pid);
-  const lookupC1 = await run(`asof lookup, 1 connection (${label})`, origin, lookupPaths, server.pid, c1);
-  const searchC1 = await run(`asof search, 1 connection (${label})`, origin, searchPaths, server.pid, c1);
-  const bareLookupC1 = bare && (await run('bare node:http, lookup-sized, 1 connection', bare.origin, bareLookupPaths, bare.pid, c1));
-  // Both at once: does a search load hold up lookups (one event loop, PGlite runs synchronously in it)?
-  const mixedSearchRun = run(`asof search (${label}), with the lookups below at the same time`, origin, searchPaths, server.pid);
-  const mixedLookupC1 = await runSequentialDuring(
-    { name: `asof lookup, one at a time (${label}), during the search load above`, origin, paths: lookupPaths, headers, serverPid: server.pid },
-    mixedSearchRun,
-  );
-  const mixedSearch = await mixedSearchRun;
-  for (const e of mixedLookupC1.serverErrors) log(`    ${e.count} × ${e.body}`);
-  log(`  ${mixedLookupC1.name}: ${mixedLookupC1.requests} lookups, p50 ${mixedLookupC1.latency.p50.toFixed(0)} ms, max ${mixedLookupC1.latency.max.toFixed(0)} ms (${Object.entries(mixedLookupC1.byStatus).map(([s, v]) => `${s}×${v.count}`).join(' ')})`);
-  const rssAfter = procStatus(server.pid);
-  // Search, one query at a time: which queries cost what at this size.
-  const perQuery = new Map<string, { times: number[]; hits: number[] }>();
-  for (const t of await timeSequential(origin, searchPaths, headers, 3)) {
-    const q = new URL(t.path, origin).searchParams.get('q')!;
-    const e = perQuery.get(q) ?? { times: [], hits: [] };
-    e.times.push(t.medianMs);
-    e.hits.push(t.hits ?? 0);
-    perQuery.set(q, e);
-  }
-  const searchByQuery = [...perQuery].map(([q, e]) => ({
-    q,
-    requests: e.times.length,
-    medianMs: e.times.sort((a, b) => a - b)[Math.floor((e.times.length - 1) / 2)]!,
-    maxMs: Math.max(...e.times),
-    meanHits: e.hits.reduce((a, b) => a + b, 0) / e.hits.length,
-  }));
-  return {
-    http: { lookupPool, searchPool, lookup, search, lookupC1, searchC1, mixedSearch, mixedLookupC1, searchByQuery, drains, rssIdle, rssAfter },
-    bare: bare && bareLookup && bareSearch && bareLookupC1 ? { lookup: bareLookup, search: bareSearch, lookupC1: bareLookupC1, bodyBytes: { lookup: lookupPool.meanBytes, search: searchPool.meanBytes } } : null,
-  };
+    const base = { headers, connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS };
+    // A load's clients stop at the end of the run, but the server still works off what they queued (a slow search
+    // queue can take many seconds): wait for it before the next run, so no run measures the previous one's tail.
+    const drain = async () => {
+      const began = performance.now();
+      const res = await fetch(`${origin}/v1/law/search?q=zzqxjv&asOf=2000-01-01`, { headers });
+      await res.arrayBuffer();
+      return performance.now() - began;
+    };
+    const drains: { after: string; ms: number }[] = [];
+    const run = async (
+      name: string,
+      o: string,
+      paths: readonly string[],
+      pid: number,
+      extra: Partial<LoadOptions> = {},
+    ): Promise<LoadResult> => {
+      const r = await runLoad({ ...base, name, origin: o, paths, serverPid: pid, ...extra });
+      if (o === origin) drains.push({ after: name, ms: await drain() });
+      const statuses = Object.entries(r.byStatus)
+        .map(([s, v]) => `${s}×${v.count}`)
+        .join(' ');
+      log(
+        `  ${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms (${statuses}${r.errors ? `, ${r.errors} errors` : ''})`,
+      );
+      for (const e of r.serverErrors) log(`    ${e.count} × ${e.body}`);
+      return r;
+    };
+    const c1 = { connections: 1, durationS: settings.c1DurationS, warmupS: 1 };
+    const bareLookupPaths = lookupPaths.map((_, i) => `/lookup/${i}`);
+    const bareSearchPaths = searchPaths.map((_, i) => `/search/${i}`);
+    const bareLookup = bare && (await run('bare node:http, lookup-sized body', bare.origin, bareLookupPaths, bare.pid));
+    const lookup = await run(`asof lookup (${label})`, origin, lookupPaths, server.pid);
+    const bareSearch = bare && (await run('bare node:http, search-sized body', bare.origin, bareSearchPaths, bare.pid));
+    const search = await run(`asof search (${label})`, origin, searchPaths, server.pid);
+    const lookupC1 = await run(`asof lookup, 1 connection (${label})`, origin, lookupPaths, server.pid, c1);
+    const searchC1 = await run(`asof search, 1 connection (${label})`, origin, searchPaths, server.pid, c1);
+    const bareLookupC1 = bare && (await run('bare node:http, lookup-sized, 1 connection', bare.origin, bareLookupPaths, bare.pid, c1));
+    // Both at once: does a search load hold up lookups (one event loop, PGlite runs synchronously in it)?
+    const mixedSearchRun = run(`asof search (${label}), with the lookups below at the same time`, origin, searchPaths, server.pid);
+    const mixedLookupC1 = await runSequentialDuring(
+      {
+        name: `asof lookup, one at a time (${label}), during the search load above`,
+        origin,
+        paths: lookupPaths,
+        headers,
+        serverPid: server.pid,
+      },
+      mixedSearchRun,
+    );
+    const mixedSearch = await mixedSearchRun;
+    for (const e of mixedLookupC1.serverErrors) log(`    ${e.count} × ${e.body}`);
+    log(
+      `  ${mixedLookupC1.name}: ${mixedLookupC1.requests} lookups, p50 ${mixedLookupC1.latency.p50.toFixed(0)} ms, max ${mixedLookupC1.latency.max.toFixed(0)} ms (${Object.entries(
+        mixedLookupC1.byStatus,
+      )
+        .map(([s, v]) => `${s}×${v.count}`)
+        .join(' ')})`,
+    );
+    const rssAfter = procStatus(server.pid);
+    // Search, one query at a time: which queries cost what at this size.
+    const perQuery = new Map<string, { times: number[]; hits: number[] }>();
+    for (const t of await timeSequential(origin, searchPaths, headers, 3)) {
+      const q = new URL(t.path, origin).searchParams.get('q')!;
+      const e = perQuery.get(q) ?? { times: [], hits: [] };
+      e.times.push(t.medianMs);
+      e.hits.push(t.hits ?? 0);
+      perQuery.set(q, e);
+    }
+    const searchByQuery = [...perQuery].map(([q, e]) => ({
+      q,
+      requests: e.times.length,
+      medianMs: e.times.sort((a, b) => a - b)[Math.floor((e.times.length - 1) / 2)]!,
+      maxMs: Math.max(...e.times),
+      meanHits: e.hits.reduce((a, b) => a + b, 0) / e.hits.length,
+    }));
+    return {
+      http: {
+        lookupPool,
+        searchPool,
+        lookup,
+        search,
+        lookupC1,
+        searchC1,
+        mixedSearch,
+        mixedLookupC1,
+        searchByQuery,
+        drains,
+        rssIdle,
+        rssAfter,
+      },
+      bare:
+        bare && bareLookup && bareSearch && bareLookupC1
+          ? {
+              lookup: bareLookup,
+              search: bareSearch,
+              lookupC1: bareLookupC1,
+              bodyBytes: { lookup: lookupPool.meanBytes, search: searchPool.meanBytes },
+            }
+          : null,
+    };
   } finally {
     await bare?.stop();
   }
@@ -228,8 +315,12 @@ const stopAll = async () => {
 };
 
 try {
-  log(`asof bench, ${results.mode} mode: ${settings.sections.toLocaleString('en-US')} synthetic sections × 3 editions; loads of ${settings.durationS} s at ${settings.connections} connections`);
-  log(`machine: ${results.machine.cpuModel}, ${results.machine.cores} cores, ${(results.machine.ramBytes / 2 ** 30).toFixed(1)} GiB, node ${results.machine.node}, ${results.machine.os}`);
+  log(
+    `asof bench, ${results.mode} mode: ${settings.sections.toLocaleString('en-US')} synthetic sections × 3 editions; loads of ${settings.durationS} s at ${settings.connections} connections`,
+  );
+  log(
+    `machine: ${results.machine.cpuModel}, ${results.machine.cores} cores, ${(results.machine.ramBytes / 2 ** 30).toFixed(1)} GiB, node ${results.machine.node}, ${results.machine.os}`,
+  );
 
   const sampleDocs = await readSampleCorpus();
   const pool = textPool(sampleDocs);
@@ -263,7 +354,10 @@ try {
   const sampleHttp = await measureServer('sample', server, headers, sampleLookups, sampleSearchPaths(), true);
   await server.stop();
   running.length = 0;
-  results.meter = await measureMeter(sampleDir, sampleLookups, sampleSearchPaths(), headers, { lookup: sampleHttp.http.lookup, lookupC1: sampleHttp.http.lookupC1 });
+  results.meter = await measureMeter(sampleDir, sampleLookups, sampleSearchPaths(), headers, {
+    lookup: sampleHttp.http.lookup,
+    lookupC1: sampleHttp.http.lookupC1,
+  });
   log('sample corpus: the same loads on `asof serve --no-cache` (every request reads the stores)');
   const uncachedServer = await startServer(sampleDir, { cache: false });
   running.push(uncachedServer);
@@ -274,9 +368,24 @@ try {
   if (!args['no-profile']) {
     log('sample corpus: profiled runs (server under --cpu-prof)');
     for (const cache of [true, false]) {
-      for (const [kind, paths] of [['lookup', sampleLookups], ['search', sampleSearchPaths()]] as const) {
-        const p = await profileLoad({ name: `${kind}, sample${cache ? '' : ', no cache'}`, dataDir: sampleDir, paths, headers, durationS: settings.profileS, cache });
-        log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+      for (const [kind, paths] of [
+        ['lookup', sampleLookups],
+        ['search', sampleSearchPaths()],
+      ] as const) {
+        const p = await profileLoad({
+          name: `${kind}, sample${cache ? '' : ', no cache'}`,
+          dataDir: sampleDir,
+          paths,
+          headers,
+          durationS: settings.profileS,
+          cache,
+        });
+        log(
+          `  ${p.name}: ${p.shares
+            .slice(0, 4)
+            .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+            .join(', ')}`,
+        );
         profiles.push(p);
       }
     }
@@ -286,7 +395,14 @@ try {
   const warm = await warmStarts(sampleDir, settings.warmStarts, 'warm start, sample loaded');
   for (const w of warm) log(`  ${w.label}: serving ${w.servingMs.toFixed(0)} ms, healthy ${w.healthMs.toFixed(0)} ms`);
   const sampleMatches = await searchMatches(sampleDir, SEARCH_QUERIES, MATCHES_AS_OF);
-  results.sample = { coldStart, warmStarts: warm, http: sampleHttp.http, httpNoCache: sampleHttpNoCache.http, bare: sampleHttp.bare!, matches: sampleMatches };
+  results.sample = {
+    coldStart,
+    warmStarts: warm,
+    http: sampleHttp.http,
+    httpNoCache: sampleHttpNoCache.http,
+    bare: sampleHttp.bare!,
+    matches: sampleMatches,
+  };
   results.profiles = profiles;
   await rm(sampleDir, { recursive: true, force: true });
 
@@ -297,7 +413,9 @@ try {
   const ingest = await buildScaleStore({ pool, sections: settings.sections, xmlDir, dataDir, log });
   await rm(xmlDir, { recursive: true, force: true });
   const ingestS = ingest.worker.ingestMs / 1000;
-  log(`  ${ingest.versions} versions in ${ingestS.toFixed(0)} s: ${(ingest.versions / ingestS).toFixed(0)} versions/s, ${(ingest.xmlBytes / 2 ** 20 / ingestS).toFixed(2)} MiB/s; peak RSS ${(ingest.worker.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
+  log(
+    `  ${ingest.versions} versions in ${ingestS.toFixed(0)} s: ${(ingest.versions / ingestS).toFixed(0)} versions/s, ${(ingest.xmlBytes / 2 ** 20 / ingestS).toFixed(2)} MiB/s; peak RSS ${(ingest.worker.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+  );
 
   const big = await startServer(dataDir);
   running.push(big);
@@ -319,10 +437,18 @@ try {
   if (!args['no-profile']) {
     log('scale: profiled runs');
     for (const cache of [true, false]) {
-      for (const [kind, paths] of [['lookup', lookupPaths], ['search', searchPaths]] as const) {
+      for (const [kind, paths] of [
+        ['lookup', lookupPaths],
+        ['search', searchPaths],
+      ] as const) {
         const name = `${kind}, ${ingest.versions.toLocaleString('en-US')} versions${cache ? '' : ', no cache'}`;
         const p = await profileLoad({ name, dataDir, paths, headers: bigHeaders, durationS: settings.profileS, cache });
-        log(`  ${p.name}: ${p.shares.slice(0, 4).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+        log(
+          `  ${p.name}: ${p.shares
+            .slice(0, 4)
+            .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+            .join(', ')}`,
+        );
         profiles.push(p);
       }
     }
@@ -332,7 +458,12 @@ try {
   if (!args['no-profile']) {
     log('ingest: a profiled small ingest (2,000 sections × 3 editions)');
     results.ingestProfile = await profileIngest(pool, 2000);
-    log(`  ${results.ingestProfile.shares.slice(0, 5).map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(', ')}`);
+    log(
+      `  ${results.ingestProfile.shares
+        .slice(0, 5)
+        .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+        .join(', ')}`,
+    );
   }
 } catch (err) {
   results.error = err instanceof Error ? (err.stack ?? err.message) : String(err);

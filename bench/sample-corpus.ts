@@ -32,7 +32,8 @@ export async function readSampleCorpus(): Promise<SampleDocument[]> {
   const out: SampleDocument[] = [];
   for (const edition of editions) {
     const { jurisdiction } = collectionById(edition.collection);
-    for await (const doc of edition.documents) out.push({ ...doc, jurisdiction, collection: edition.collection, editionDate: edition.date });
+    for await (const doc of edition.documents)
+      out.push({ ...doc, jurisdiction, collection: edition.collection, editionDate: edition.date });
   }
   return out;
 }

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { IngestWorkerResult } from './ingest-worker.ts';
 import { runNode } from './proc.ts';
-import { writeSyntheticTitle, type SyntheticEdition, type TextPool } from './synthetic-uslm.ts';
-import { uslmParseFigure, type OpsFigure } from './pure.ts';
+import { type OpsFigure, uslmParseFigure } from './pure.ts';
+import { type SyntheticEdition, type TextPool, writeSyntheticTitle } from './synthetic-uslm.ts';
 
 /** The scale corpus: three synthetic editions written to disk, then ingested through the real path in a child process. */
 
@@ -47,7 +47,9 @@ export async function buildScaleStore(opts: {
 
   t = performance.now();
   const input = { dataDir: opts.dataDir, files: editions.map((e) => e.file), retrievedAt: new Date().toISOString() };
-  const { stdout } = await runNode(['--import', 'tsx', join('bench', 'ingest-worker.ts'), JSON.stringify(input)], { onStderrLine: (l) => log(l) });
+  const { stdout } = await runNode(['--import', 'tsx', join('bench', 'ingest-worker.ts'), JSON.stringify(input)], {
+    onStderrLine: (l) => log(l),
+  });
   const workerWallMs = performance.now() - t;
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`the ingest worker printed no result:\n${stdout}`);

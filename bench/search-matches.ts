@@ -38,7 +38,13 @@ export async function searchMatches(dataDir: string, queries: readonly string[],
        WHERE n.nspname = $1 AND c.relname = 'search_documents'`,
       [DEFAULT_SEARCH_SCHEMA],
     );
-    return { asOf, documents: total.rows[0]!.n, queries: out, plannerRows: stats.rows[0]?.reltuples ?? NaN, lastAnalyze: stats.rows[0]?.last_analyze ?? null };
+    return {
+      asOf,
+      documents: total.rows[0]!.n,
+      queries: out,
+      plannerRows: stats.rows[0]?.reltuples ?? NaN,
+      lastAnalyze: stats.rows[0]?.last_analyze ?? null,
+    };
   } finally {
     await closePglite(pg);
   }

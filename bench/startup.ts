@@ -1,5 +1,5 @@
-import { procStatus, runNode, startServer, REPO, type RunningServer } from './proc.ts';
 import { join } from 'node:path';
+import { procStatus, REPO, type RunningServer, runNode, startServer } from './proc.ts';
 
 /** `asof serve` startup: spawn → "serving" line → first 200 from /v1/health, with the server's own "ready in". */
 

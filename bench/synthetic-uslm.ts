@@ -1,7 +1,7 @@
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import type { SampleDocument } from './sample-corpus.ts';
 
 /**
@@ -109,7 +109,13 @@ function sectionXml(pool: TextPool, section: number, edition: number): string {
 }
 
 /** Writes one edition to `file`, streaming (a chunk of sections at a time, honouring backpressure). */
-export async function writeEdition(pool: TextPool, file: string, sections: number, edition: number, date: string): Promise<SyntheticEdition> {
+export async function writeEdition(
+  pool: TextPool,
+  file: string,
+  sections: number,
+  edition: number,
+  date: string,
+): Promise<SyntheticEdition> {
   const label = `Bench@${edition}`;
   const out = createWriteStream(file, { encoding: 'utf8' });
   const write = async (chunk: string) => {

@@ -1,6 +1,6 @@
 import { collectionById } from '#law/collections.ts';
 import type { SampleDocument } from './sample-corpus.ts';
-import { EDITION_DATES, SYNTHETIC_TITLE, prng } from './synthetic-uslm.ts';
+import { EDITION_DATES, prng, SYNTHETIC_TITLE } from './synthetic-uslm.ts';
 
 /**
  * The request pools the load runs draw from. Lookups vary key, citation form and date (a date before a section's
@@ -14,12 +14,29 @@ const searchPath = (q: string, asOf: string | null, jurisdiction: string | null)
   `/v1/law/search?q=${encodeURIComponent(q)}${asOf ? `&asOf=${asOf}` : ''}${jurisdiction ? `&jurisdiction=${jurisdiction}` : ''}`;
 
 /** Dates spanning the sample's editions (US Code 2013 and 2022, D.C. Code 2021-2024, rules 2024-2026). */
-export const SAMPLE_DATES = ['2012-06-01', '2016-01-01', '2021-11-01', '2022-06-01', '2023-03-01', '2024-04-01', '2024-12-15', '2025-06-01', '2026-06-01'];
+export const SAMPLE_DATES = [
+  '2012-06-01',
+  '2016-01-01',
+  '2021-11-01',
+  '2022-06-01',
+  '2023-03-01',
+  '2024-04-01',
+  '2024-12-15',
+  '2025-06-01',
+  '2026-06-01',
+];
 
 /** The date on which bench/search-matches.ts counts what each query has to rank (synthetic edition 3 and current FRAP in force). */
 export const MATCHES_AS_OF = '2025-06-01';
 
-export const SEARCH_QUERIES = ['strangulation', 'brief cover', 'international agreement', 'Government Publishing Office', 'notice of appeal', 'Secretary of State'];
+export const SEARCH_QUERIES = [
+  'strangulation',
+  'brief cover',
+  'international agreement',
+  'Government Publishing Office',
+  'notice of appeal',
+  'Secretary of State',
+];
 
 /** Every key of the sample at every date of SAMPLE_DATES; US Code keys alternate with their printed form; a few unknown keys. */
 export function sampleLookupPaths(docs: readonly SampleDocument[]): string[] {
@@ -32,7 +49,12 @@ export function sampleLookupPaths(docs: readonly SampleDocument[]): string[] {
       paths.push(lookupPath(jurisdiction, citation, date));
     });
   }
-  for (const [jurisdiction, key] of [['us', '1-999'], ['dc', '22-9999'], ['us', 'frap-99'], ['nd', 'ndrappp-99']] as const) {
+  for (const [jurisdiction, key] of [
+    ['us', '1-999'],
+    ['dc', '22-9999'],
+    ['us', 'frap-99'],
+    ['nd', 'ndrappp-99'],
+  ] as const) {
     for (const date of SAMPLE_DATES) paths.push(lookupPath(jurisdiction, key, date));
   }
   return paths;
@@ -59,7 +81,10 @@ export function syntheticLookupPaths(sections: number, count: number, seed = 7):
   for (let i = 0; i < count; i++) {
     const u = rnd();
     const n = u < 0.95 ? 1 + Math.floor(rnd() * sections) : sections + 1 + Math.floor(rnd() * 1000);
-    const date = u < 0.85 || u >= 0.95 ? new Date(first + Math.floor(rnd() * span)).toISOString().slice(0, 10) : `20${10 + Math.floor(rnd() * 4)}-06-01`;
+    const date =
+      u < 0.85 || u >= 0.95
+        ? new Date(first + Math.floor(rnd() * span)).toISOString().slice(0, 10)
+        : `20${10 + Math.floor(rnd() * 4)}-06-01`;
     const key = `${SYNTHETIC_TITLE}-${n}`;
     paths.push(lookupPath('us', i % 2 ? collectionById('usc').display(key) : key, date));
   }

@@ -3,8 +3,8 @@
  * data dir whether or not a server is running on it (through the server when it is, on the stores directly when not).
  */
 import { resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { runCli, type CliIo } from '#runtime/cli.ts';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type CliIo, runCli } from '#runtime/cli.ts';
 import type { StageTarget } from '#runtime/stage-accounts.ts';
 import { STAGES } from './stages.ts';
 

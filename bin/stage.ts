@@ -5,7 +5,12 @@ import { JobsStack } from '../lib/jobs-stack.ts';
 import { StatefulStack } from '../lib/stateful-stack.ts';
 import type { StageConfig } from './stages.ts';
 
-const LOG_RETENTION = { 7: RetentionDays.ONE_WEEK, 30: RetentionDays.ONE_MONTH, 90: RetentionDays.THREE_MONTHS, 365: RetentionDays.ONE_YEAR } as const;
+const LOG_RETENTION = {
+  7: RetentionDays.ONE_WEEK,
+  30: RetentionDays.ONE_MONTH,
+  90: RetentionDays.THREE_MONTHS,
+  365: RetentionDays.ONE_YEAR,
+} as const;
 
 /** The stacks of one stage, from its configuration: the app builds it, and the tests build exactly the same. */
 export function defineStage(app: App, config: StageConfig) {

@@ -1,7 +1,7 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
 import type { StageDomain } from '../lib/api-domain.ts';
-import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { CaselawCapacity } from '../lib/caselaw-database.ts';
+import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { SearchCapacity } from '../lib/search-domain.ts';
 
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
@@ -61,7 +61,14 @@ export const STAGES: Record<string, StageConfig> = {
     ingestMemoryMb: 3008,
     natGateways: 1,
     caselaw: { minAcu: 0.5, maxAcu: 2, reader: false, backupRetentionDays: 7, deletionProtection: false },
-    search: { instanceType: 't3.small.search', dataNodes: 1, volumeGb: 10, zoneAwareness: false, masterNodes: 0, masterInstanceType: 'm6g.large.search' },
+    search: {
+      instanceType: 't3.small.search',
+      dataNodes: 1,
+      volumeGb: 10,
+      zoneAwareness: false,
+      masterNodes: 0,
+      masterInstanceType: 'm6g.large.search',
+    },
   },
   prod: {
     prefix: 'asof-prod',
@@ -76,6 +83,13 @@ export const STAGES: Record<string, StageConfig> = {
     ingestMemoryMb: 3008,
     natGateways: 2,
     caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: true },
-    search: { instanceType: 'm6g.large.search', dataNodes: 2, volumeGb: 50, zoneAwareness: true, masterNodes: 3, masterInstanceType: 'm6g.large.search' },
+    search: {
+      instanceType: 'm6g.large.search',
+      dataNodes: 2,
+      volumeGb: 50,
+      zoneAwareness: true,
+      masterNodes: 3,
+      masterInstanceType: 'm6g.large.search',
+    },
   },
 };

@@ -1,11 +1,19 @@
 import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
-import { ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData, type IAlarm, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  ComparisonOperator,
+  type IAlarm,
+  MathExpression,
+  Metric,
+  type MetricOptions,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
 import { FIVE_MINUTES, ROUTE_METRIC, routeMetric } from './asof-metrics.ts';
-import { MAX_METRICS_PER_ALARM, countSum, type StageAlarms } from './stage-alarms.ts';
+import { countSum, MAX_METRICS_PER_ALARM, type StageAlarms } from './stage-alarms.ts';
 
 /** A WAF web ACL as its CloudWatch metrics name it. */
 export interface WebAclMetrics {
@@ -39,7 +47,7 @@ export class ApiAlarms extends Construct {
       name: 'api-5xx-rate',
       description:
         `More than ${t.serverErrorRatePercent} % of the API's answers were 5xx over 5 minutes (judged from ${t.minRequests} requests up). ` +
-        'Look at the route-errors alarm and the dashboard\'s per-route ServerError graph for the failing route, then at its function\'s logs; ' +
+        "Look at the route-errors alarm and the dashboard's per-route ServerError graph for the failing route, then at its function's logs; " +
         'a store outage shows as 503 statutes_unavailable on every route that uses it.',
       metric: new MathExpression({
         expression: `IF(requests >= ${t.minRequests}, 100 * errors / requests, 0)`,
@@ -57,7 +65,7 @@ export class ApiAlarms extends Construct {
       name: 'api-p99-latency',
       description:
         `The API's p99 latency was above ${t.p99LatencyMs} ms over 5 minutes (judged from ${t.minRequests} requests up). ` +
-        'Compare Latency with IntegrationLatency on the dashboard (the gap is API Gateway itself), then the route functions\' Duration and ' +
+        "Compare Latency with IntegrationLatency on the dashboard (the gap is API Gateway itself), then the route functions' Duration and " +
         'the stores (Aurora capacity, OpenSearch CPU/JVM); cold starts show as a spike of ConcurrentExecutions.',
       metric: new MathExpression({
         expression: `IF(requests >= ${t.minRequests}, latency, 0)`,
@@ -80,9 +88,12 @@ export class ApiAlarms extends Construct {
         name: `route-throttles${suffix}`,
         description:
           `Lambda throttled ${group.map(([routeId]) => routeId).join(', ')}: their callers got 5xx answers from API Gateway. ` +
-          'The account\'s concurrent executions hit its limit (see ConcurrentExecutions on the dashboard): ask for a higher Lambda ' +
+          "The account's concurrent executions hit its limit (see ConcurrentExecutions on the dashboard): ask for a higher Lambda " +
           'concurrency quota or find the function whose concurrency exploded.',
-        metric: countSum(Object.fromEntries(group.map(([, fn], j) => [`t${j}`, fn.metricThrottles({ statistic: Stats.SUM, period: FIVE_MINUTES })])), 'throttles'),
+        metric: countSum(
+          Object.fromEntries(group.map(([, fn], j) => [`t${j}`, fn.metricThrottles({ statistic: Stats.SUM, period: FIVE_MINUTES })])),
+          'throttles',
+        ),
         threshold: 0,
         comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
@@ -126,7 +137,7 @@ export class ApiAlarms extends Construct {
         name: 'waf-blocked',
         description:
           `The web ACL ${props.webAcl.name} blocked more than ${t.wafBlockedRequests} requests in 5 minutes: a client (one token or ` +
-          'one address) is far over the edge rate limit. Find it in the WAF\'s sampled requests; block it for good if it is abuse, ' +
+          "one address) is far over the edge rate limit. Find it in the WAF's sampled requests; block it for good if it is abuse, " +
           'or contact the customer if it is a runaway integration.',
         metric: webAclMetric(props.webAcl, 'BlockedRequests', Stack.of(this).region),
         threshold: t.wafBlockedRequests,
@@ -138,7 +149,12 @@ export class ApiAlarms extends Construct {
 }
 
 /** A regional web ACL's total (`Rule` = `ALL`) of one of its request counts. */
-export function webAclMetric(acl: WebAclMetrics, metricName: 'AllowedRequests' | 'BlockedRequests', region: string, options: MetricOptions = {}): Metric {
+export function webAclMetric(
+  acl: WebAclMetrics,
+  metricName: 'AllowedRequests' | 'BlockedRequests',
+  region: string,
+  options: MetricOptions = {},
+): Metric {
   return new Metric({
     namespace: 'AWS/WAFV2',
     metricName,

@@ -1,4 +1,4 @@
-import { BasePathMapping, DomainName, EndpointType, SecurityPolicy, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { BasePathMapping, DomainName, EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
@@ -41,11 +41,23 @@ export class ApiDomain extends Construct {
       endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
-    new BasePathMapping(this, 'ApiMapping', { domainName: this.domainName, restApi: props.api, stage: props.api.deploymentStage, basePath: API_STAGE });
+    new BasePathMapping(this, 'ApiMapping', {
+      domainName: this.domainName,
+      restApi: props.api,
+      stage: props.api.deploymentStage,
+      basePath: API_STAGE,
+    });
     new BasePathMapping(this, 'SiteMapping', { domainName: this.domainName, restApi: props.site, stage: props.site.deploymentStage });
     if (props.domain.hostedZone) {
-      const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', { hostedZoneId: props.domain.hostedZone.id, zoneName: props.domain.hostedZone.name });
-      new ARecord(this, 'Alias', { zone, recordName: props.domain.name, target: RecordTarget.fromAlias(new ApiGatewayDomain(this.domainName)) });
+      const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', {
+        hostedZoneId: props.domain.hostedZone.id,
+        zoneName: props.domain.hostedZone.name,
+      });
+      new ARecord(this, 'Alias', {
+        zone,
+        recordName: props.domain.name,
+        target: RecordTarget.fromAlias(new ApiGatewayDomain(this.domainName)),
+      });
     }
     this.siteUrl = `https://${props.domain.name}`;
     this.baseUrl = `${this.siteUrl}/${API_STAGE}`;
@@ -57,9 +69,12 @@ const ACM_CERTIFICATE = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9
 
 /** A stage's domain as configured, refused at synth with what is wrong (a deployment would fail later and slower). */
 function checkDomain(domain: StageDomain): void {
-  if (!HOSTNAME.test(domain.name)) throw new Error(`domain.name must be a lower-case host name such as asof.example.org, without scheme or path (got '${domain.name}')`);
+  if (!HOSTNAME.test(domain.name))
+    throw new Error(`domain.name must be a lower-case host name such as asof.example.org, without scheme or path (got '${domain.name}')`);
   if (!ACM_CERTIFICATE.test(domain.certificateArn)) {
-    throw new Error(`domain.certificateArn must be an ACM certificate ARN, arn:aws:acm:<region>:<account>:certificate/<id> (got '${domain.certificateArn}')`);
+    throw new Error(
+      `domain.certificateArn must be an ACM certificate ARN, arn:aws:acm:<region>:<account>:certificate/<id> (got '${domain.certificateArn}')`,
+    );
   }
   const zone = domain.hostedZone?.name.replace(/\.$/, '');
   if (zone !== undefined && domain.name !== zone && !domain.name.endsWith(`.${zone}`)) {

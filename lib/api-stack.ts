@@ -7,13 +7,13 @@ import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
 import { ApiDomain, type StageDomain } from './api-domain.ts';
-import { EdgeFirewall } from './edge-firewall.ts';
 import { CourtListenerToken } from './courtlistener-token.ts';
 import { DataSetup, type DataSetupProps } from './data-setup.ts';
+import { EdgeFirewall } from './edge-firewall.ts';
 import { LawApi } from './law-api.ts';
 import type { MonitoredStage } from './monitored-stage.ts';
-import { PublicSite } from './public-site.ts';
 import { Operations } from './operations.ts';
+import { PublicSite } from './public-site.ts';
 import type { StageBindings } from './store-binding.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -63,7 +63,9 @@ export class ApiStack extends Stack {
       plans: new PlanBook().plans,
       bindings: {
         ...props.bindings,
-        ...(props.courtListenerTokenSecret && { fallback: new CourtListenerToken(this, 'CourtListenerToken', { secretName: props.courtListenerTokenSecret }) }),
+        ...(props.courtListenerTokenSecret && {
+          fallback: new CourtListenerToken(this, 'CourtListenerToken', { secretName: props.courtListenerTokenSecret }),
+        }),
       },
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds),
@@ -103,6 +105,7 @@ export class ApiStack extends Stack {
       alarmEmail: props.alarmEmail,
       thresholds: props.alarmThresholds,
     });
-    if (props.setup) this.dataSetup = new DataSetup(this, 'DataSetup', { prefix: props.prefix, ...props.setup, logRetention: props.logRetention });
+    if (props.setup)
+      this.dataSetup = new DataSetup(this, 'DataSetup', { prefix: props.prefix, ...props.setup, logRetention: props.logRetention });
   }
 }

@@ -1,10 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
-import { ManagedPolicy, type IRole } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, LayerVersion, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { type IRole, ManagedPolicy } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Code, type ILayerVersion, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { fileURLToPath } from 'node:url';
 import type { Access, FunctionNetwork, StoreBinding } from './store-binding.ts';
 
 export interface AsofFunctionProps {
@@ -62,7 +62,10 @@ export class AsofFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: AsofFunctionProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_WEEK, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_WEEK,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.fn = new NodejsFunction(this, 'Function', {
       functionName: props.functionName,
       ...(props.description && { description: props.description }),
@@ -79,7 +82,11 @@ export class AsofFunction extends Construct {
       ...(props.layers && { layers: props.layers }),
       ...(props.ephemeralStorageMb && { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) }),
       ...(props.role && { role: props.role }),
-      ...(props.network && { vpc: props.network.vpc, vpcSubnets: props.network.subnets, ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }) }),
+      ...(props.network && {
+        vpc: props.network.vpc,
+        vpcSubnets: props.network.subnets,
+        ...(props.network.securityGroups && { securityGroups: props.network.securityGroups }),
+      }),
       environment: { NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions, POWERTOOLS_SERVICE_NAME: 'asof', ...props.environment },
       bundling: {
         format: FUNCTION_BUNDLE.format === 'cjs' ? OutputFormat.CJS : OutputFormat.ESM,
@@ -97,7 +104,8 @@ export class AsofFunction extends Construct {
     // Lambda gives these to a role it creates, not to one it is given.
     if (props.role) {
       props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'));
-      if (props.network) props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
+      if (props.network)
+        props.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
     }
     Validations.of(this).acknowledge(...LAMBDA_ACKNOWLEDGEMENTS);
   }
@@ -134,7 +142,8 @@ export const REPORTERS_DB_DIR = '/opt/reporters-db';
 export const LAMBDA_ACKNOWLEDGEMENTS = [
   {
     id: 'AwsSolutions-L1',
-    reason: 'Node.js 22 is the runtime the functions are built, tested and measured on (bench 1d); moving to a newer one is a deliberate, measured change.',
+    reason:
+      'Node.js 22 is the runtime the functions are built, tested and measured on (bench 1d); moving to a newer one is a deliberate, measured change.',
   },
   {
     id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
@@ -142,7 +151,8 @@ export const LAMBDA_ACKNOWLEDGEMENTS = [
   },
   {
     id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
-    reason: 'For a function in the VPC (search, case law): the policy Lambda documents for managing its network interfaces, and nothing else.',
+    reason:
+      'For a function in the VPC (search, case law): the policy Lambda documents for managing its network interfaces, and nothing else.',
   },
   {
     id: 'AwsSolutions-IAM5[Resource::*]',

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Metric, Stats, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { ANSWER_METRIC, METRICS_NAMESPACE } from '../functions/lambda/metrics.ts';
 
 /**
@@ -33,7 +33,13 @@ export const FIVE_MINUTES = Duration.minutes(5);
 const DEFAULTS = { statistic: Stats.SUM, period: FIVE_MINUTES };
 
 export function routeMetric(routeId: string, metricName: string, options: MetricOptions = {}): Metric {
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME, route: routeId }, ...DEFAULTS, ...options });
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME, route: routeId },
+    ...DEFAULTS,
+    ...options,
+  });
 }
 
 export function jobMetric(job: string, metricName: string, options: MetricOptions = {}): Metric {

@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, ENV } from '../functions/lambda/env.ts';
 import type { AsofFunction } from './asof-function.ts';
 import type { StageNetwork } from './network.ts';
-import { allowFromFunction, type Access, type FunctionNetwork, type StoreBinding } from './store-binding.ts';
+import { type Access, allowFromFunction, type FunctionNetwork, type StoreBinding } from './store-binding.ts';
 
 /** What a stage sizes. */
 export interface CaselawCapacity {
@@ -66,7 +66,8 @@ export class CaselawDatabase extends Construct implements StoreBinding {
     const { vpc } = props.network;
     const minAcu = props.minAcu ?? 0.5;
     const maxAcu = props.maxAcu ?? 2;
-    if (!(minAcu >= 0.5 && maxAcu >= minAcu)) throw new Error(`Aurora capacity must satisfy 0.5 <= minAcu <= maxAcu, not ${minAcu}..${maxAcu}`);
+    if (!(minAcu >= 0.5 && maxAcu >= minAcu))
+      throw new Error(`Aurora capacity must satisfy 0.5 <= minAcu <= maxAcu, not ${minAcu}..${maxAcu}`);
     this.network = props.network.functions;
     const clusterIdentifier = `${props.prefix}-caselaw`;
     const retain = props.retain ?? true;
@@ -77,7 +78,10 @@ export class CaselawDatabase extends Construct implements StoreBinding {
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     // A secret of its own (not the cluster's generated one), so it is kept with a kept cluster: its admin password.
-    const adminSecret = new DatabaseSecret(this, 'AdminSecret', { username: CASELAW_ADMIN_USER, secretName: `${props.prefix}/caselaw/admin` });
+    const adminSecret = new DatabaseSecret(this, 'AdminSecret', {
+      username: CASELAW_ADMIN_USER,
+      secretName: `${props.prefix}/caselaw/admin`,
+    });
     adminSecret.applyRemovalPolicy(retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY);
 
     this.cluster = new DatabaseCluster(this, 'Cluster', {
@@ -108,13 +112,17 @@ export class CaselawDatabase extends Construct implements StoreBinding {
     if (!(props.deletionProtection ?? true)) {
       Validations.of(this.cluster).acknowledge({
         id: 'AwsSolutions-RDS10',
-        reason: 'This stage turns deletion protection off (bin/stages.ts: a development stage whose replica is rebuilt from the bulk data); prod keeps it on.',
+        reason:
+          'This stage turns deletion protection off (bin/stages.ts: a development stage whose replica is rebuilt from the bulk data); prod keeps it on.',
       });
     }
 
     // End-to-end IAM authentication: the proxy's role may log in to the database as the API user (an rds-db:connect
     // grant on the cluster's resource id), and no Secrets Manager secret of that user is needed.
-    const proxyRole = new Role(this, 'ProxyRole', { assumedBy: new ServicePrincipal('rds.amazonaws.com'), description: `RDS Proxy of ${props.prefix}: IAM login to Aurora as ${this.apiUser}` });
+    const proxyRole = new Role(this, 'ProxyRole', {
+      assumedBy: new ServicePrincipal('rds.amazonaws.com'),
+      description: `RDS Proxy of ${props.prefix}: IAM login to Aurora as ${this.apiUser}`,
+    });
     this.cluster.grantConnect(proxyRole, this.apiUser);
     this.proxy = new DatabaseProxy(this, 'Proxy', {
       proxyTarget: ProxyTarget.fromCluster(this.cluster),

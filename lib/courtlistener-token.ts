@@ -1,4 +1,4 @@
-import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AsofFunction } from './asof-function.ts';

@@ -18,7 +18,6 @@ export interface DatabaseAlarmsProps extends CaseLawDatabase {
   thresholds: AlarmThresholds;
 }
 
-
 /**
  * The few Aurora signals that matter here: CPU and Serverless v2 capacity near its maximum (the cluster is too small
  * for the load; citation lookups and case pages slow down, then fail), connections refused at the proxy (IAM
@@ -34,7 +33,7 @@ export class DatabaseAlarms extends Construct {
       name: 'aurora-cpu',
       description:
         `Aurora CPU averaged ${t.databaseCpuPercent} % or more for 15 minutes. Look for slow queries (Performance Insights, ` +
-        'the citation lookup\'s batch queries) before raising the maximum ACU.',
+        "the citation lookup's batch queries) before raising the maximum ACU.",
       metric: cluster.metricCPUUtilization({ statistic: Stats.AVERAGE, period: FIVE_MINUTES }),
       threshold: t.databaseCpuPercent,
       comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -45,7 +44,7 @@ export class DatabaseAlarms extends Construct {
       name: 'aurora-capacity',
       description:
         `Aurora Serverless v2 ran at ${t.databaseCapacityPercent} % or more of its maximum ACU for 15 minutes: it cannot scale ` +
-        'further. Raise the stage\'s maximum ACU or find what is loading it.',
+        "further. Raise the stage's maximum ACU or find what is loading it.",
       metric: cluster.metric('ACUUtilization', { statistic: Stats.AVERAGE, period: FIVE_MINUTES }),
       threshold: t.databaseCapacityPercent,
       comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -56,8 +55,8 @@ export class DatabaseAlarms extends Construct {
       alarms.metricAlarm(this, 'ProxyAuthFailures', {
         name: 'db-proxy-auth-failures',
         description:
-          'RDS Proxy refused client connections at authentication: a function\'s IAM token was not accepted (rds-db:connect grant, ' +
-          'the database user asof_api, or the proxy\'s IAM settings changed). Every case-law call fails until it is fixed.',
+          "RDS Proxy refused client connections at authentication: a function's IAM token was not accepted (rds-db:connect grant, " +
+          "the database user asof_api, or the proxy's IAM settings changed). Every case-law call fails until it is fixed.",
         metric: new Metric({
           namespace: 'AWS/RDS',
           metricName: 'ClientConnectionsSetupFailedAuth',
@@ -75,7 +74,7 @@ export class DatabaseAlarms extends Construct {
         name: 'db-proxy-unavailable',
         description:
           `RDS Proxy found the Aurora writer available less than ${t.proxyAvailabilityPercent} % of the time in 3 of the last 5 minutes: ` +
-          'case-law calls fail or wait. Check the cluster (events, a failover, capacity at its maximum) and the proxy\'s target health.',
+          "case-law calls fail or wait. Check the cluster (events, a failover, capacity at its maximum) and the proxy's target health.",
         metric: new Metric({
           namespace: 'AWS/RDS',
           metricName: 'AvailabilityPercentage',

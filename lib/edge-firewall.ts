@@ -35,7 +35,11 @@ const hasAuthorization: CfnWebACL.StatementProperty = {
   },
 };
 
-const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+  cloudWatchMetricsEnabled: true,
+  metricName,
+  sampledRequestsEnabled: true,
+});
 
 /**
  * The stage's edge rule as a WAF web ACL (REGIONAL, on the API's stage), counted before any key is looked up:
@@ -102,7 +106,12 @@ export class EdgeFirewall extends Construct {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const logGroupArn = Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: logs.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const logGroupArn = Stack.of(this).formatArn({
+      service: 'logs',
+      resource: 'log-group',
+      resourceName: logs.logGroupName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
     const logging = new CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,
       logDestinationConfigs: [logGroupArn],

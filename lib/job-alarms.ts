@@ -32,7 +32,7 @@ export class JobAlarms extends Construct {
         name: 'corpus-unhealthy',
         description:
           'Two probes in a row found the corpus store unreachable: /v1/health/corpus answers 503 and law lookups fail. ' +
-          'Check the versions table (DynamoDB throttling or errors) and the probe\'s logs for the error it met.',
+          "Check the versions table (DynamoDB throttling or errors) and the probe's logs for the error it met.",
         metric: jobMetric(JOB.probe, JOB_METRIC.corpusHealthy, { statistic: Stats.MAXIMUM }),
         threshold: 1,
         comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
@@ -60,7 +60,7 @@ export class JobAlarms extends Construct {
         name: 'ingest-failed',
         description:
           'An ingest run failed (IngestFailed, or the function crashed or timed out before it could say so). Lookups keep answering ' +
-          'the state before the run; read the ingest function\'s logs, fix the cause and run the ingest again (it is idempotent).',
+          "the state before the run; read the ingest function's logs, fix the cause and run the ingest again (it is idempotent).",
         metric: countSum(
           {
             ingestFailed: jobMetric(JOB.ingest, JOB_METRIC.ingestFailed),
@@ -81,7 +81,7 @@ export class JobAlarms extends Construct {
         name: `job-${job}-failed`,
         description:
           `The ${job} job failed (JobFailed, or its function crashed or timed out). Lambda retries an asynchronous invocation ` +
-          'twice; read the function\'s logs for the error.',
+          "twice; read the function's logs for the error.",
         metric: countSum(
           {
             jobFailed: jobMetric(job, JOB_METRIC.failed),
@@ -100,7 +100,7 @@ export class JobAlarms extends Construct {
         name: `dlq-${name}`,
         description:
           `Messages wait in the dead-letter queue ${name}: the scheduler could not invoke a job (permissions, throttling, a deleted ` +
-          'function). Read a message\'s attributes for the error, fix it, then redrive or purge the queue; the alarm stays on while ' +
+          "function). Read a message's attributes for the error, fix it, then redrive or purge the queue; the alarm stays on while " +
           'messages remain.',
         metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: FIVE_MINUTES }),
         threshold: 1,

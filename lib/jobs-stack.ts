@@ -1,7 +1,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ScheduledJobs, type IngestSchedule, type JobBindings } from './scheduled-jobs.ts';
+import { type IngestSchedule, type JobBindings, ScheduledJobs } from './scheduled-jobs.ts';
 
 export interface JobsStackProps extends StackProps {
   prefix: string;

@@ -1,5 +1,14 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { ApiKeySourceType, EndpointType, IdentitySource, LambdaIntegration, ResponseType, RestApi, TokenAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
+import {
+  ApiKeySourceType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  type MethodOptions,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
@@ -70,9 +79,21 @@ export const GATEWAY_RESPONSES = [
   { type: ResponseType.ACCESS_DENIED, status: '401', code: 'invalid_key', message: 'The API key is not valid.' },
   { type: ResponseType.INVALID_API_KEY, status: '401', code: 'invalid_key', message: 'The API key is not valid or has been revoked.' },
   { type: ResponseType.THROTTLED, status: '429', code: 'rate_limited', message: 'Too many requests: slow down.', retryAfter: '60' },
-  { type: ResponseType.WAF_FILTERED, status: '429', code: 'rate_limited', message: 'Too many requests from this token or address: slow down.', retryAfter: '60' },
+  {
+    type: ResponseType.WAF_FILTERED,
+    status: '429',
+    code: 'rate_limited',
+    message: 'Too many requests from this token or address: slow down.',
+    retryAfter: '60',
+  },
   // The usage plans set no quota (see LawApi); kept in the envelope should one ever be set.
-  { type: ResponseType.QUOTA_EXCEEDED, status: '429', code: 'monthly_limit_exceeded', message: 'The plan’s requests for this period are used up.', retryAfter: '3600' },
+  {
+    type: ResponseType.QUOTA_EXCEEDED,
+    status: '429',
+    code: 'monthly_limit_exceeded',
+    message: 'The plan’s requests for this period are used up.',
+    retryAfter: '3600',
+  },
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'no_route', message: 'No such endpoint. See /v1/openapi.json.' },
   { type: ResponseType.DEFAULT_4XX, status: undefined, code: 'bad_request', message: 'The request was refused before it reached the API.' },
   { type: ResponseType.DEFAULT_5XX, status: undefined, code: 'internal_error', message: 'The service failed; retry later.' },
@@ -114,11 +135,13 @@ export class LawApi extends Construct {
       },
       {
         id: 'AwsSolutions-COG4',
-        reason: 'Customers are API-key customers (the specification): bearer routes use the Lambda authorizer and API keys, public routes are public.',
+        reason:
+          'Customers are API-key customers (the specification): bearer routes use the Lambda authorizer and API keys, public routes are public.',
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: "The account's API Gateway logging role: AWS's managed policy is the documented one for it and grants only CloudWatch Logs writes.",
+        reason:
+          "The account's API Gateway logging role: AWS's managed policy is the documented one for it and grants only CloudWatch Logs writes.",
       },
     );
 
@@ -177,7 +200,10 @@ export class LawApi extends Construct {
         for (const method of route.methods) {
           const added = resource.addMethod(method, integration, route.auth.kind === 'bearer' ? bearer : {});
           if (route.auth.kind === 'public') {
-            Validations.of(added).acknowledge({ id: 'AwsSolutions-APIG4', reason: `${method} ${path} is public by the specification (coverage, quality, health, the specification itself).` });
+            Validations.of(added).acknowledge({
+              id: 'AwsSolutions-APIG4',
+              reason: `${method} ${path} is public by the specification (coverage, quality, health, the specification itself).`,
+            });
           }
         }
       }

@@ -1,5 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, SubnetType, Vpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import {
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  type SubnetSelection,
+  SubnetType,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionNetwork } from './store-binding.ts';
@@ -46,7 +53,10 @@ export class StageNetwork extends Construct {
         S3: { service: GatewayVpcEndpointAwsService.S3 },
       },
     });
-    const flowLogs = new LogGroup(this, 'FlowLogs', { retention: props.flowLogRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const flowLogs = new LogGroup(this, 'FlowLogs', {
+      retention: props.flowLogRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.vpc.addFlowLog('FlowLog', { destination: FlowLogDestination.toCloudWatchLogs(flowLogs), trafficType: FlowLogTrafficType.ALL });
     this.functions = { vpc: this.vpc, subnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS } };
     this.dataSubnets = { subnetType: SubnetType.PRIVATE_ISOLATED };

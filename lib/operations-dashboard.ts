@@ -1,9 +1,20 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import { AlarmStatusWidget, Dashboard, GraphWidget, Metric, Stats, TextWidget, type IAlarm, type IMetric, type IWidget, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IAlarm,
+  type IMetric,
+  type IWidget,
+  Metric,
+  type MetricOptions,
+  Stats,
+  TextWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { webAclMetric } from './api-alarms.ts';
-import { FIVE_MINUTES, JOB, JOB_METRIC, ROUTE_METRIC, jobMetric, routeMetric } from './asof-metrics.ts';
+import { FIVE_MINUTES, JOB, JOB_METRIC, jobMetric, ROUTE_METRIC, routeMetric } from './asof-metrics.ts';
 import type { MonitoredStage } from './monitored-stage.ts';
 
 export interface OperationsDashboardProps extends MonitoredStage {
@@ -75,10 +86,26 @@ function functionWidgets(functions: ReadonlyMap<string, IFunction>): IWidget[] {
   const each = (metric: (fn: IFunction, options: MetricOptions) => IMetric, statistic: string) =>
     [...functions].map(([name, fn]) => metric(fn, { label: name, statistic, period: FIVE_MINUTES }));
   return [
-    graph('Duration p99 (ms)', each((fn, o) => fn.metricDuration(o), Stats.p(99)), QUARTER),
-    graph('Errors', each((fn, o) => fn.metricErrors(o), Stats.SUM), QUARTER),
-    graph('Throttles', each((fn, o) => fn.metricThrottles(o), Stats.SUM), QUARTER),
-    graph('Concurrent executions', each((fn, o) => fn.metric('ConcurrentExecutions', o), Stats.MAXIMUM), QUARTER),
+    graph(
+      'Duration p99 (ms)',
+      each((fn, o) => fn.metricDuration(o), Stats.p(99)),
+      QUARTER,
+    ),
+    graph(
+      'Errors',
+      each((fn, o) => fn.metricErrors(o), Stats.SUM),
+      QUARTER,
+    ),
+    graph(
+      'Throttles',
+      each((fn, o) => fn.metricThrottles(o), Stats.SUM),
+      QUARTER,
+    ),
+    graph(
+      'Concurrent executions',
+      each((fn, o) => fn.metric('ConcurrentExecutions', o), Stats.MAXIMUM),
+      QUARTER,
+    ),
   ];
 }
 
@@ -95,7 +122,11 @@ function jobRows({ jobFunctions, jobDeadLetterQueues }: MonitoredStage): IWidget
     );
   }
   if (jobFunctions?.has(JOB.probe)) {
-    widgets.push(graph('Corpus probe (1 = healthy)', [jobMetric(JOB.probe, JOB_METRIC.corpusHealthy, { statistic: Stats.MINIMUM, label: 'CorpusHealthy (min)' })]));
+    widgets.push(
+      graph('Corpus probe (1 = healthy)', [
+        jobMetric(JOB.probe, JOB_METRIC.corpusHealthy, { statistic: Stats.MINIMUM, label: 'CorpusHealthy (min)' }),
+      ]),
+    );
   }
   if (jobFunctions?.has(JOB.ingest)) {
     widgets.push(
@@ -109,7 +140,9 @@ function jobRows({ jobFunctions, jobDeadLetterQueues }: MonitoredStage): IWidget
     widgets.push(
       graph(
         'Dead letters (visible)',
-        [...jobDeadLetterQueues].map(([name, queue]) => queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: FIVE_MINUTES, label: name })),
+        [...jobDeadLetterQueues].map(([name, queue]) =>
+          queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: FIVE_MINUTES, label: name }),
+        ),
       ),
     );
   }
@@ -119,13 +152,17 @@ function jobRows({ jobFunctions, jobDeadLetterQueues }: MonitoredStage): IWidget
 function edgeRows({ webAcl }: MonitoredStage, region: string): IWidget[][] {
   if (!webAcl) return [];
   const requests = (metricName: 'AllowedRequests' | 'BlockedRequests') => webAclMetric(webAcl, metricName, region, { label: metricName });
-  return [[heading(`## Edge (WAF ${webAcl.name})`)], [graph('Requests allowed / blocked', [requests('AllowedRequests'), requests('BlockedRequests')], FULL)]];
+  return [
+    [heading(`## Edge (WAF ${webAcl.name})`)],
+    [graph('Requests allowed / blocked', [requests('AllowedRequests'), requests('BlockedRequests')], FULL)],
+  ];
 }
 
 function databaseRows({ database }: MonitoredStage): IWidget[][] {
   if (!database) return [];
   const { cluster, proxy } = database;
-  const clusterMetric = (metricName: string, statistic: string) => cluster.metric(metricName, { statistic, period: FIVE_MINUTES, label: metricName });
+  const clusterMetric = (metricName: string, statistic: string) =>
+    cluster.metric(metricName, { statistic, period: FIVE_MINUTES, label: metricName });
   const proxyMetrics = proxy
     ? (
         [
@@ -134,14 +171,23 @@ function databaseRows({ database }: MonitoredStage): IWidget[][] {
         ] as const
       ).map(
         ([metricName, statistic]) =>
-          new Metric({ namespace: 'AWS/RDS', metricName, dimensionsMap: { ProxyName: proxy.dbProxyName }, statistic, period: FIVE_MINUTES, label: `proxy ${metricName}` }),
+          new Metric({
+            namespace: 'AWS/RDS',
+            metricName,
+            dimensionsMap: { ProxyName: proxy.dbProxyName },
+            statistic,
+            period: FIVE_MINUTES,
+            label: `proxy ${metricName}`,
+          }),
       )
     : [];
   return [
     [heading('## Case-law database (Aurora Serverless v2)')],
     [
       graph('CPU %', [clusterMetric('CPUUtilization', Stats.AVERAGE)]),
-      graph('Capacity', [clusterMetric('ServerlessDatabaseCapacity', Stats.AVERAGE)], THIRD, [clusterMetric('ACUUtilization', Stats.AVERAGE)]),
+      graph('Capacity', [clusterMetric('ServerlessDatabaseCapacity', Stats.AVERAGE)], THIRD, [
+        clusterMetric('ACUUtilization', Stats.AVERAGE),
+      ]),
       graph('Connections', [clusterMetric('DatabaseConnections', Stats.MAXIMUM), ...proxyMetrics]),
     ],
   ];
@@ -154,20 +200,36 @@ function searchRows({ search }: MonitoredStage): IWidget[][] {
   return [
     [heading('## Search (OpenSearch)')],
     [
-      graph('Cluster status', [
-        domain.metricClusterStatusRed({ ...minute, statistic: Stats.MAXIMUM, label: 'red' }),
-        domain.metricClusterStatusYellow({ ...minute, statistic: Stats.MAXIMUM, label: 'yellow' }),
-        domain.metricClusterIndexWritesBlocked({ ...minute, statistic: Stats.MAXIMUM, label: 'writes blocked' }),
-      ], QUARTER),
-      graph('Free storage (MiB, fullest node)', [domain.metricFreeStorageSpace({ ...minute, statistic: Stats.MINIMUM, label: 'FreeStorageSpace' })], QUARTER),
-      graph('CPU / JVM pressure %', [
-        domain.metricCPUUtilization({ ...minute, statistic: Stats.MAXIMUM, label: 'CPU' }),
-        domain.metricJVMMemoryPressure({ ...minute, statistic: Stats.MAXIMUM, label: 'JVM memory pressure' }),
-      ], QUARTER),
-      graph('Latency (ms)', [
-        domain.metricSearchLatency({ statistic: Stats.p(99), period: FIVE_MINUTES, label: 'search p99' }),
-        domain.metricIndexingLatency({ statistic: Stats.p(99), period: FIVE_MINUTES, label: 'indexing p99' }),
-      ], QUARTER),
+      graph(
+        'Cluster status',
+        [
+          domain.metricClusterStatusRed({ ...minute, statistic: Stats.MAXIMUM, label: 'red' }),
+          domain.metricClusterStatusYellow({ ...minute, statistic: Stats.MAXIMUM, label: 'yellow' }),
+          domain.metricClusterIndexWritesBlocked({ ...minute, statistic: Stats.MAXIMUM, label: 'writes blocked' }),
+        ],
+        QUARTER,
+      ),
+      graph(
+        'Free storage (MiB, fullest node)',
+        [domain.metricFreeStorageSpace({ ...minute, statistic: Stats.MINIMUM, label: 'FreeStorageSpace' })],
+        QUARTER,
+      ),
+      graph(
+        'CPU / JVM pressure %',
+        [
+          domain.metricCPUUtilization({ ...minute, statistic: Stats.MAXIMUM, label: 'CPU' }),
+          domain.metricJVMMemoryPressure({ ...minute, statistic: Stats.MAXIMUM, label: 'JVM memory pressure' }),
+        ],
+        QUARTER,
+      ),
+      graph(
+        'Latency (ms)',
+        [
+          domain.metricSearchLatency({ statistic: Stats.p(99), period: FIVE_MINUTES, label: 'search p99' }),
+          domain.metricIndexingLatency({ statistic: Stats.p(99), period: FIVE_MINUTES, label: 'indexing p99' }),
+        ],
+        QUARTER,
+      ),
     ],
   ];
 }

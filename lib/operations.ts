@@ -1,7 +1,7 @@
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { type AlarmThresholds, DEFAULT_ALARM_THRESHOLDS } from './alarm-thresholds.ts';
 import { AlarmTopic } from './alarm-topic.ts';
-import { DEFAULT_ALARM_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.ts';
 import { ApiAlarms } from './api-alarms.ts';
 import { DatabaseAlarms } from './database-alarms.ts';
 import { JobAlarms } from './job-alarms.ts';

@@ -25,7 +25,11 @@ export interface PublicSiteProps {
 
 /** The site's refusals by API Gateway and the web ACL, as a reader of the site should see them. */
 export const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status: string; message: string; retryAfter?: string }> = [
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', message: 'Not found. Permalinks have the form /law/<jurisdiction>/<corpus>/<key>.' },
+  {
+    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    status: '404',
+    message: 'Not found. Permalinks have the form /law/<jurisdiction>/<corpus>/<key>.',
+  },
   { type: ResponseType.WAF_FILTERED, status: '429', message: 'Too many requests from this address: slow down.', retryAfter: '60' },
 ];
 
@@ -54,9 +58,19 @@ export class PublicSite extends Construct {
     });
     this.api.deploymentStage.node.addDependency(props.loggingRole);
     Validations.of(this.api).acknowledge(
-      { id: 'AwsSolutions-APIG2', reason: 'Each page checks its own input (an unknown citation is 404, a malformed date 400) and answers in HTML; a gateway validator would answer JSON.' },
-      { id: 'AwsSolutions-APIG4', reason: 'The permalink pages are public by the specification: every answer links to one, and anyone may follow it.' },
-      { id: 'AwsSolutions-COG4', reason: 'The permalink pages are public by the specification: no user pool, no key; the web ACL limits each address.' },
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Each page checks its own input (an unknown citation is 404, a malformed date 400) and answers in HTML; a gateway validator would answer JSON.',
+      },
+      {
+        id: 'AwsSolutions-APIG4',
+        reason: 'The permalink pages are public by the specification: every answer links to one, and anyone may follow it.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'The permalink pages are public by the specification: no user pool, no key; the web ACL limits each address.',
+      },
     );
 
     // A path with no page is 404 (API Gateway's default is a 403 "Missing Authentication Token"), and the web ACL's

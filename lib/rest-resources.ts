@@ -1,5 +1,12 @@
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { AccessLogFormat, LogGroupLogDestination, MethodLoggingLevel, type IResource, type IRestApi, type StageOptions } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AccessLogFormat,
+  type IResource,
+  type IRestApi,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  type StageOptions,
+} from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 

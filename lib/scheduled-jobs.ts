@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -6,7 +6,7 @@ import { Schedule, ScheduleExpression, ScheduleTargetInput, TimeWindow } from 'a
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { parseIngestEvent, type IngestJobEvent } from '../functions/lambda/jobs/ingest-event.ts';
+import { type IngestJobEvent, parseIngestEvent } from '../functions/lambda/jobs/ingest-event.ts';
 import { JOB_NAMES, type JobName } from '../functions/lambda/jobs/metrics.ts';
 import { AsofFunction } from './asof-function.ts';
 import type { Access, StoreBinding } from './store-binding.ts';
@@ -92,7 +92,8 @@ const JOB_SPECS: Record<JobName, JobSpec> = {
     schedule: ScheduleExpression.expression('cron(15 4 * * ? *)'),
   },
   ingest: {
-    description: 'Ingest: source files from the sources bucket into the versions table and the search index, or CourtListener records into the case-law replica',
+    description:
+      'Ingest: source files from the sources bucket into the versions table and the search index, or CourtListener records into the case-law replica',
     memorySize: 3008,
     timeout: Duration.minutes(15),
     ephemeralStorageMb: 2048,
@@ -131,7 +132,13 @@ export class ScheduledJobs extends Construct {
       if (expression) this.addSchedule(`Schedule-${job}`, `${props.prefix}-${job}`, expression, job);
     }
     for (const s of ingestSchedules) {
-      this.addSchedule(`Schedule-ingest-${s.name}`, `${props.prefix}-ingest-${s.name}`, ScheduleExpression.expression(s.schedule), 'ingest', ScheduleTargetInput.fromObject(s.event));
+      this.addSchedule(
+        `Schedule-ingest-${s.name}`,
+        `${props.prefix}-ingest-${s.name}`,
+        ScheduleExpression.expression(s.schedule),
+        'ingest',
+        ScheduleTargetInput.fromObject(s.event),
+      );
     }
   }
 
@@ -162,8 +169,15 @@ export class ScheduledJobs extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    Validations.of(deadLetters).acknowledge({ id: 'AwsSolutions::AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (of the job’s schedules and of its failed runs).' });
-    fn.fn.configureAsyncInvoke({ retryAttempts: spec.runRetries, maxEventAge: spec.maxEventAge, onFailure: new SqsDestination(deadLetters) });
+    Validations.of(deadLetters).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SQS3',
+      reason: 'This queue is itself a dead-letter queue (of the job’s schedules and of its failed runs).',
+    });
+    fn.fn.configureAsyncInvoke({
+      retryAttempts: spec.runRetries,
+      maxEventAge: spec.maxEventAge,
+      onFailure: new SqsDestination(deadLetters),
+    });
     return [fn, deadLetters];
   }
 
@@ -192,7 +206,9 @@ export class ScheduledJobs extends Construct {
       // Only this account's schedules (in the default group) may assume it: the confused-deputy guard the scheduler documents.
       const stack = Stack.of(this);
       const group = stack.formatArn({ service: 'scheduler', resource: 'schedule-group', resourceName: 'default' });
-      const principal = new ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': group } } });
+      const principal = new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': group } },
+      });
       role = new Role(this, `SchedulerRole-${job}`, { assumedBy: principal, description: `EventBridge Scheduler: starts the ${job} job` });
       const fnId = stack.getLogicalId(this.functions[job].fn.node.defaultChild as CfnElement);
       Validations.of(role).acknowledge({
@@ -210,15 +226,18 @@ function checkIngestSchedules(schedules: readonly IngestSchedule[], bindings: Jo
   if (schedules.length && !bindings.sources) throw new Error('ingest schedules need the sources bucket: pass bindings.sources');
   const seen = new Set<string>();
   for (const s of schedules) {
-    if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(s.name)) throw new Error(`ingest schedule name '${s.name}': lowercase letters, digits and hyphens, at most 40`);
+    if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(s.name))
+      throw new Error(`ingest schedule name '${s.name}': lowercase letters, digits and hyphens, at most 40`);
     if (seen.has(s.name)) throw new Error(`ingest schedule '${s.name}' is configured twice`);
     seen.add(s.name);
-    if (!/^(rate|cron|at)\(.+\)$/.test(s.schedule)) throw new Error(`ingest schedule '${s.name}': '${s.schedule}' is not a rate(…), cron(…) or at(…) expression`);
+    if (!/^(rate|cron|at)\(.+\)$/.test(s.schedule))
+      throw new Error(`ingest schedule '${s.name}': '${s.schedule}' is not a rate(…), cron(…) or at(…) expression`);
     try {
       parseIngestEvent(s.event);
     } catch (err) {
       throw new Error(`ingest schedule '${s.name}': ${(err as Error).message}`);
     }
-    if (s.event.kind === 'courtlistener' && !bindings.caselaw) throw new Error(`ingest schedule '${s.name}' loads CourtListener records: it needs the case-law replica (bindings.caselaw)`);
+    if (s.event.kind === 'courtlistener' && !bindings.caselaw)
+      throw new Error(`ingest schedule '${s.name}' loads CourtListener records: it needs the case-law replica (bindings.caselaw)`);
   }
 }

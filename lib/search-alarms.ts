@@ -69,12 +69,12 @@ export class SearchAlarms extends Construct {
       comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: missing,
     });
-    const freeMiB = Math.floor(((props.volumeSizeGiB * MIB_PER_GIB) * t.searchFreeStoragePercent) / 100);
+    const freeMiB = Math.floor((props.volumeSizeGiB * MIB_PER_GIB * t.searchFreeStoragePercent) / 100);
     alarms.metricAlarm(this, 'FreeStorage', {
       name: 'search-free-storage',
       description:
         `A search node is down to ${t.searchFreeStoragePercent} % of its ${props.volumeSizeGiB} GiB volume (${freeMiB} MiB). ` +
-        'Raise the stage\'s volume size before the cluster blocks writes.',
+        "Raise the stage's volume size before the cluster blocks writes.",
       // The Minimum over the domain's nodes: the fullest node.
       metric: domain.metricFreeStorageSpace({ statistic: Stats.MINIMUM, period: MINUTE }),
       threshold: freeMiB,
@@ -94,8 +94,7 @@ export class SearchAlarms extends Construct {
     });
     alarms.metricAlarm(this, 'Cpu', {
       name: 'search-cpu',
-      description:
-        `Search CPU stayed at ${t.searchCpuPercent} % or more for 45 minutes: searches slow down. Use a larger instance type or more nodes.`,
+      description: `Search CPU stayed at ${t.searchCpuPercent} % or more for 45 minutes: searches slow down. Use a larger instance type or more nodes.`,
       metric: domain.metricCPUUtilization({ statistic: Stats.MAXIMUM, period: Duration.minutes(15) }),
       threshold: t.searchCpuPercent,
       comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

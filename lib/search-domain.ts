@@ -1,13 +1,13 @@
 import { Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EbsDeviceVolumeType, Port } from 'aws-cdk-lib/aws-ec2';
-import { Grant, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, ResourcePolicy, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnDomain, Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import { DEFAULT_SEARCH_INDEX, ENV } from '../functions/lambda/env.ts';
-import { LAMBDA_ACKNOWLEDGEMENTS, type AsofFunction } from './asof-function.ts';
+import { type AsofFunction, LAMBDA_ACKNOWLEDGEMENTS } from './asof-function.ts';
 import type { StageNetwork } from './network.ts';
-import { allowFromFunction, type Access, type FunctionNetwork, type StoreBinding } from './store-binding.ts';
+import { type Access, allowFromFunction, type FunctionNetwork, type StoreBinding } from './store-binding.ts';
 
 /** What a stage sizes. */
 export interface SearchCapacity {
@@ -60,7 +60,8 @@ export class SearchDomain extends Construct implements StoreBinding {
     this.network = props.network.functions;
     const dataNodes = props.dataNodes ?? 1;
     const zones = props.zoneAwareness ? 2 : 1;
-    if (dataNodes < 1 || dataNodes % zones !== 0) throw new Error(`dataNodes must be a positive multiple of the ${zones} zone(s), not ${dataNodes}`);
+    if (dataNodes < 1 || dataNodes % zones !== 0)
+      throw new Error(`dataNodes must be a positive multiple of the ${zones} zone(s), not ${dataNodes}`);
     const isolated = props.network.vpc.selectSubnets(props.network.dataSubnets).subnets;
     const masterNodes = props.masterNodes ?? 0;
     const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
@@ -128,7 +129,8 @@ export class SearchDomain extends Construct implements StoreBinding {
     Validations.of(this.domain).acknowledge(
       {
         id: 'AwsSolutions-OS3',
-        reason: 'The domain is reachable only inside the VPC (security group: the bound functions on 443); an IP allow list adds nothing there.',
+        reason:
+          'The domain is reachable only inside the VPC (security group: the bound functions on 443); an IP allow list adds nothing there.',
       },
       {
         id: 'AwsSolutions-OS5',
@@ -137,14 +139,27 @@ export class SearchDomain extends Construct implements StoreBinding {
           '(fine-grained access control, mapped by the setup job); the domain is in the VPC.',
       },
       ...(masterNodes === 0
-        ? [{ id: 'AwsSolutions-OS4', reason: 'This stage runs without dedicated master nodes (bin/stages.ts: a small development domain); prod has three.' }]
+        ? [
+            {
+              id: 'AwsSolutions-OS4',
+              reason: 'This stage runs without dedicated master nodes (bin/stages.ts: a small development domain); prod has three.',
+            },
+          ]
         : []),
-      ...(zoneAwareness ? [] : [{ id: 'AwsSolutions-OS7', reason: 'This stage runs one zone (bin/stages.ts: a single-node development domain); prod is zone-aware.' }]),
+      ...(zoneAwareness
+        ? []
+        : [
+            {
+              id: 'AwsSolutions-OS7',
+              reason: 'This stage runs one zone (bin/stages.ts: a single-node development domain); prod is zone-aware.',
+            },
+          ]),
     );
     const domainId = Stack.of(this).getLogicalId(this.domain.node.defaultChild as CfnDomain);
     Validations.of(this.adminRole).acknowledge(...LAMBDA_ACKNOWLEDGEMENTS.filter((a) => a.id !== 'AwsSolutions-L1'), {
       id: `AwsSolutions-IAM5[Resource::<${domainId}.Arn>/*]`,
-      reason: 'The master user of fine-grained access control: the setup job creates the index and writes the security plugin’s roles and mappings.',
+      reason:
+        'The master user of fine-grained access control: the setup job creates the index and writes the security plugin’s roles and mappings.',
     });
   }
 
@@ -176,7 +191,8 @@ export class SearchDomain extends Construct implements StoreBinding {
    * every HTTP method on the domain (it creates the index and writes the security configuration), 443 opened to it.
    */
   bindSetup(fn: AsofFunction): void {
-    if (fn.fn.role !== this.adminRole) throw new Error('the setup job must run as the search domain’s master role (SearchDomain.adminRole)');
+    if (fn.fn.role !== this.adminRole)
+      throw new Error('the setup job must run as the search domain’s master role (SearchDomain.adminRole)');
     fn.addEnvironment(ENV.searchUrl, `https://${this.domain.domainEndpoint}`)
       .addEnvironment(ENV.searchIndex, this.indexName)
       .addEnvironment(ENV.searchReadRoles, this.boundRoleArns('read'))

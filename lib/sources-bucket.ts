@@ -53,7 +53,13 @@ export class SourcesBucket extends Construct implements StoreBinding {
     });
     this.prefix = props.prefix;
     this.bucketName = `${props.prefix}-sources-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
-    this.bucket = new Bucket(this, 'Bucket', { ...locked, bucketName: this.bucketName, versioned: true, serverAccessLogsBucket: this.accessLogs, serverAccessLogsPrefix: 'sources/' });
+    this.bucket = new Bucket(this, 'Bucket', {
+      ...locked,
+      bucketName: this.bucketName,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'sources/',
+    });
   }
 
   /**
@@ -64,7 +70,8 @@ export class SourcesBucket extends Construct implements StoreBinding {
     fn.addEnvironment(ENV.sourcesBucket, this.bucketName);
     const bucketArn = `arn:${Aws.PARTITION}:s3:::${this.bucketName}`;
     Grant.addToPrincipal({ grantee: fn.fn, actions: ['s3:ListBucket'], resourceArns: [bucketArn] });
-    const objectActions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];
+    const objectActions =
+      access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];
     Grant.addToPrincipal({ grantee: fn.fn, actions: objectActions, resourceArns: [`${bucketArn}/*`] });
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.prefix}-sources-<AWS::AccountId>-<AWS::Region>/*]`,

@@ -1,4 +1,13 @@
-import { Alarm, AlarmRule, CompositeAlarm, MathExpression, type ComparisonOperator, type IAlarm, type IMetric, type TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  AlarmRule,
+  type ComparisonOperator,
+  CompositeAlarm,
+  type IAlarm,
+  type IMetric,
+  MathExpression,
+  type TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -92,6 +101,7 @@ export const MAX_METRICS_PER_ALARM = 10;
  */
 export function countSum(counts: Record<string, IMetric>, label: string, period = FIVE_MINUTES): MathExpression {
   const ids = Object.keys(counts);
-  if (ids.length === 0 || ids.length > MAX_METRICS_PER_ALARM) throw new Error(`countSum: ${ids.length} metrics (an alarm takes 1 to ${MAX_METRICS_PER_ALARM})`);
+  if (ids.length === 0 || ids.length > MAX_METRICS_PER_ALARM)
+    throw new Error(`countSum: ${ids.length} metrics (an alarm takes 1 to ${MAX_METRICS_PER_ALARM})`);
   return new MathExpression({ expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '), usingMetrics: counts, label, period });
 }

@@ -2,10 +2,10 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLES, tableNames } from '../functions/stores/dynamodb/tables.ts';
-import { CaselawDatabase, type CaselawCapacity } from './caselaw-database.ts';
+import { type CaselawCapacity, CaselawDatabase } from './caselaw-database.ts';
 import { DynamoTable } from './dynamo-table.ts';
 import { StageNetwork, type StageNetworkProps } from './network.ts';
-import { SearchDomain, type SearchCapacity } from './search-domain.ts';
+import { type SearchCapacity, SearchDomain } from './search-domain.ts';
 import { SourcesBucket } from './sources-bucket.ts';
 
 export interface StatefulStackProps extends StackProps {

@@ -40,6 +40,9 @@ export function gatewayTier(plans: PlanBook, key: Pick<ApiKeyRecord, 'plan' | 'l
     .filter((p) => throttleAdmits(usagePlanThrottle(p.perMinute), perMinute))
     .sort((a, b) => a.perMinute - b.perMinute);
   const tier = covering[0];
-  if (!tier) throw new Error(`no plan's usage plan admits ${perMinute} requests a minute (largest: ${Math.max(...plans.plans.map((p) => p.perMinute))})`);
+  if (!tier)
+    throw new Error(
+      `no plan's usage plan admits ${perMinute} requests a minute (largest: ${Math.max(...plans.plans.map((p) => p.perMinute))})`,
+    );
   return tier;
 }

@@ -30,11 +30,19 @@ export function checkScopes(scopes: string[]): Scope[] {
 }
 
 /** A key's plan (the default one when none is named) and its overrides, checked against the plans. */
-export function checkPlan(plans: PlanBook, plan: string | undefined, limits: ApiKeyRecord['limits'] | undefined): Pick<ApiKeyRecord, 'plan' | 'limits'> {
+export function checkPlan(
+  plans: PlanBook,
+  plan: string | undefined,
+  limits: ApiKeyRecord['limits'] | undefined,
+): Pick<ApiKeyRecord, 'plan' | 'limits'> {
   const id = plan ?? plans.defaultPlan;
   if (!plans.get(id)) throw new AppError('missing_fields', `unknown plan '${id}' (known: ${plans.plans.map((p) => p.id).join(', ')})`);
   const parsed = LimitOverridesSchema.safeParse(limits ?? {});
-  if (!parsed.success) throw new AppError('missing_fields', `limits must be positive whole numbers: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new AppError(
+      'missing_fields',
+      `limits must be positive whole numbers: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return { plan: id, limits: parsed.data };
 }
 

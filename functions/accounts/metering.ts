@@ -1,5 +1,5 @@
-import { AppError, type ErrorCode } from '#shared/errors.ts';
 import { secondsToNextUtcDay, secondsToNextUtcMonth } from '#shared/dates.ts';
+import { AppError, type ErrorCode } from '#shared/errors.ts';
 import type { Admission, Meter } from './meter.ts';
 import type { Ceilings, PlanBook } from './plans.ts';
 import type { ApiKeyRecord, MeterStore, MeterUsage, RefundRequest } from './ports.ts';
@@ -76,12 +76,18 @@ export function createMeter(deps: MeteringDeps): Meter {
       const headers = rateLimitHeaders(ceilings, result.usage, now);
       if (!result.admitted) {
         const { code, what } = REFUSALS[result.exceeded];
-        const retryAfter = result.exceeded === 'minute' ? 60 : result.exceeded === 'day' ? secondsToNextUtcDay(now) : secondsToNextUtcMonth(now);
+        const retryAfter =
+          result.exceeded === 'minute' ? 60 : result.exceeded === 'day' ? secondsToNextUtcDay(now) : secondsToNextUtcMonth(now);
         const limit = result.exceeded === 'minute' ? ceilings.perMinute : result.exceeded === 'day' ? ceilings.daily : ceilings.monthly;
-        throw new AppError(code, `This key's limit of ${limit} ${what} is reached${units > 1 ? ` (this call needs ${units} units)` : ''}; retry after ${retryAfter} s.`, {}, {
-          ...headers,
-          'retry-after': String(retryAfter),
-        });
+        throw new AppError(
+          code,
+          `This key's limit of ${limit} ${what} is reached${units > 1 ? ` (this call needs ${units} units)` : ''}; retry after ${retryAfter} s.`,
+          {},
+          {
+            ...headers,
+            'retry-after': String(retryAfter),
+          },
+        );
       }
       return {
         headers,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { ApiKeyRecord } from './ports.ts';
 import { EDGE_LIMIT_PER_MINUTE } from './edge-limit.ts';
 import planFile from './plans.json' with { type: 'json' };
+import type { ApiKeyRecord } from './ports.ts';
 
 /** The three numbers that bound a key: requests per UTC minute, billable units per UTC day and per UTC month. */
 export interface Ceilings {
@@ -15,8 +15,16 @@ const ceiling = z.number().int().positive();
  * A per-minute ceiling above the edge limit could never be reached (the edge refuses a token's 121st request of a
  * minute first); refusing it also bounds what the counter item holds per minute (see meter-store.ts).
  */
-const perMinute = ceiling.max(EDGE_LIMIT_PER_MINUTE, { message: `a per-minute ceiling above the edge limit (${EDGE_LIMIT_PER_MINUTE}) could never be reached` });
-const PlanSchema = z.object({ id: z.string().regex(/^[a-z][a-z0-9-]*$/), name: z.string().min(1), perMinute, daily: ceiling, monthly: ceiling });
+const perMinute = ceiling.max(EDGE_LIMIT_PER_MINUTE, {
+  message: `a per-minute ceiling above the edge limit (${EDGE_LIMIT_PER_MINUTE}) could never be reached`,
+});
+const PlanSchema = z.object({
+  id: z.string().regex(/^[a-z][a-z0-9-]*$/),
+  name: z.string().min(1),
+  perMinute,
+  daily: ceiling,
+  monthly: ceiling,
+});
 export type Plan = z.infer<typeof PlanSchema>;
 
 const PlanFileSchema = z
@@ -24,7 +32,9 @@ const PlanFileSchema = z
   .refine((f) => new Set(f.plans.map((p) => p.id)).size === f.plans.length, { message: 'plan ids must be unique' })
   .refine((f) => f.plans.some((p) => p.id === f.default), { message: 'the default plan must be one of the plans' });
 
-export const LimitOverridesSchema = z.object({ perMinute: perMinute.optional(), daily: ceiling.optional(), monthly: ceiling.optional() }).strict();
+export const LimitOverridesSchema = z
+  .object({ perMinute: perMinute.optional(), daily: ceiling.optional(), monthly: ceiling.optional() })
+  .strict();
 
 /** The plans, read from data (functions/accounts/plans.json by default) and checked once. */
 export class PlanBook {
@@ -33,7 +43,8 @@ export class PlanBook {
 
   constructor(data: unknown = planFile) {
     const parsed = PlanFileSchema.safeParse(data);
-    if (!parsed.success) throw new Error(`invalid plans: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(`invalid plans: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`);
     this.plans = parsed.data.plans;
     this.defaultPlan = parsed.data.default;
   }

@@ -11,7 +11,12 @@ export interface RevokedKey {
  * gateway key, so that the gateway stops passing it on too. Both steps are idempotent: a revocation interrupted
  * between them is completed by running it again. Null when no key has that id.
  */
-export async function revokeKey(store: AccountStore, id: string, now: Date, gateway: GatewayKeys | null = null): Promise<RevokedKey | null> {
+export async function revokeKey(
+  store: AccountStore,
+  id: string,
+  now: Date,
+  gateway: GatewayKeys | null = null,
+): Promise<RevokedKey | null> {
   const record = await store.revoke(id, now.toISOString());
   if (!record) return null;
   if (!gateway) return { record, gatewayKey: null };

@@ -32,7 +32,11 @@ export interface UsageReport {
 export async function usageReport(store: MeterStore, plans: PlanBook, key: ApiKeyRecord, now: Date): Promise<UsageReport> {
   const windows = windowsAt(now);
   const date = now.toISOString().slice(0, 10);
-  const [usage, month, records] = await Promise.all([store.usage(key.id, windows), store.month(key.id, windows.month), store.records(key.id, date)]);
+  const [usage, month, records] = await Promise.all([
+    store.usage(key.id, windows),
+    store.month(key.id, windows.month),
+    store.records(key.id, date),
+  ]);
   const ceilings = plans.ceilingsOf(key);
 
   const byRoute = new Map<string, RouteUsage>();
@@ -50,7 +54,12 @@ export async function usageReport(store: MeterStore, plans: PlanBook, key: ApiKe
     test: key.test,
     plan: key.plan,
     ceilings,
-    today: { date, units: usage.day, calls: records.length, byRoute: [...byRoute.values()].sort((a, b) => a.routeId.localeCompare(b.routeId)) },
+    today: {
+      date,
+      units: usage.day,
+      calls: records.length,
+      byRoute: [...byRoute.values()].sort((a, b) => a.routeId.localeCompare(b.routeId)),
+    },
     month: {
       month: windows.month,
       units: month.units,
@@ -58,7 +67,11 @@ export async function usageReport(store: MeterStore, plans: PlanBook, key: ApiKe
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([day, units]) => ({ date: `${windows.month}-${day}`, units })),
     },
-    remaining: { minute: left(ceilings.perMinute, usage.minute), day: left(ceilings.daily, usage.day), month: left(ceilings.monthly, usage.month) },
+    remaining: {
+      minute: left(ceilings.perMinute, usage.minute),
+      day: left(ceilings.daily, usage.day),
+      month: left(ceilings.monthly, usage.month),
+    },
     resetsIn: { day: secondsToNextUtcDay(now), month: secondsToNextUtcMonth(now) },
   };
 }

@@ -5,7 +5,7 @@
  * never fails the request: the citations stay 404 and `status` says what happened.
  */
 import type { OpsStore } from '#ops/ports.ts';
-import { formKey, type CitationRow, type ClusterRecord, type ReplicaBatch } from './ports.ts';
+import { type CitationRow, type ClusterRecord, formKey, type ReplicaBatch } from './ports.ts';
 import type { ResolvedCitation } from './resolve.ts';
 
 export type FallbackStatus = 'ok' | 'unavailable' | 'rate_limited' | 'skipped' | 'none';
@@ -111,15 +111,27 @@ export async function runFallback(deps: FallbackDeps, results: ResolvedCitation[
   const found = new Map<number, ClusterRecord>();
   const updated = results.map((r) => {
     if (!attempt.includes(r)) return r;
-    const match = r.parsed.normalized.map((n) => byForm.get(n)).find((m) => m && (m.status === 200 || m.status === 300) && m.clusters.length > 0);
+    const match = r.parsed.normalized
+      .map((n) => byForm.get(n))
+      .find((m) => m && (m.status === 200 || m.status === 300) && m.clusters.length > 0);
     if (!match) return r;
     summary.resolved++;
     for (const c of match.clusters) {
       // The same case may come back under each of its parallel citations: keep every citation it came with.
       const seen = found.get(c.id);
-      found.set(c.id, seen ? { ...c, citations: [...seen.citations, ...c.citations.filter((x) => !seen.citations.some((y) => formKey(y) === formKey(x)))] } : c);
+      found.set(
+        c.id,
+        seen
+          ? { ...c, citations: [...seen.citations, ...c.citations.filter((x) => !seen.citations.some((y) => formKey(y) === formKey(x)))] }
+          : c,
+      );
     }
-    return { ...r, status: match.status as 200 | 300, errorMessage: match.status === 300 ? `${match.clusters.length} clusters match (found by the fallback provider).` : '', clusters: match.clusters };
+    return {
+      ...r,
+      status: match.status as 200 | 300,
+      errorMessage: match.status === 300 ? `${match.clusters.length} clusters match (found by the fallback provider).` : '',
+      clusters: match.clusters,
+    };
   });
   summary.status = 'ok';
   if (found.size) {

@@ -3,9 +3,9 @@
  * is normalised to its reporters-db edition(s) and matched exactly on (volume, reporter, page) in the replica.
  * 200 one cluster; 300 several (up to eight, ranked); 404 a known reporter with no match; 400 an unknown reporter.
  */
-import { extractCitations, normalizedForms, type FoundCitation } from './citations/extract.ts';
-import { reportersDb, type Edition } from './citations/reporters.ts';
-import { formKey, type CaseLawStore, type ClusterRecord } from './ports.ts';
+import { extractCitations, type FoundCitation, normalizedForms } from './citations/extract.ts';
+import { type Edition, reportersDb } from './citations/reporters.ts';
+import { type CaseLawStore, type ClusterRecord, formKey } from './ports.ts';
 
 export const MAX_CITATIONS = 250;
 export const MAX_TEXT_CHARS = 64_000;
@@ -83,7 +83,10 @@ function parseItem(item: CitationItem): ParsedCitation {
 
 /** The citations of a request, in order: the full case citations of `text`, or each item of `citations`. */
 export function parseRequest(request: ResolutionRequest): ParsedCitation[] {
-  if ('text' in request) return extractCitations(request.text).filter((c) => c.kind === 'full').map(fromFound);
+  if ('text' in request)
+    return extractCitations(request.text)
+      .filter((c) => c.kind === 'full')
+      .map(fromFound);
   return request.citations.map(parseItem);
 }
 
@@ -108,7 +111,9 @@ export async function resolveCitations(store: CaseLawStore, parsed: readonly Par
     }
   }
   const byForm = forms.size ? await store.clustersByCitation([...forms.values()]) : new Map<string, number[]>();
-  const idsOf = (p: ParsedCitation): number[] => [...new Set((p.editions ?? []).flatMap((e) => byForm.get(formKey({ volume: p.volume, reporter: e.key, page: p.page })) ?? []))];
+  const idsOf = (p: ParsedCitation): number[] => [
+    ...new Set((p.editions ?? []).flatMap((e) => byForm.get(formKey({ volume: p.volume, reporter: e.key, page: p.page })) ?? [])),
+  ];
   const allIds = [...new Set(parsed.flatMap(idsOf))];
   const records = new Map((allIds.length ? await store.clusters(allIds) : []).map((c) => [c.id, c]));
   const needsCourts = parsed.some((p) => p.parenthetical && idsOf(p).length > 1);
@@ -118,9 +123,15 @@ export async function resolveCitations(store: CaseLawStore, parsed: readonly Par
     if (p.unreadable) return { parsed: p, status: 400, errorMessage: `Could not read '${p.citation}': ${p.unreadable}.`, clusters: [] };
     if (!p.editions) return { parsed: p, status: 400, errorMessage: `Unknown reporter '${p.reporter}' in '${p.citation}'.`, clusters: [] };
     const clusters = idsOf(p).flatMap((id) => records.get(id) ?? []);
-    if (clusters.length === 0) return { parsed: p, status: 404, errorMessage: `Citation not found: '${p.normalized.join("' or '")}'.`, clusters: [] };
+    if (clusters.length === 0)
+      return { parsed: p, status: 404, errorMessage: `Citation not found: '${p.normalized.join("' or '")}'.`, clusters: [] };
     if (clusters.length === 1) return { parsed: p, status: 200, errorMessage: '', clusters };
     const ranked = rank(p, clusters, courtStrings).slice(0, MAX_CANDIDATES);
-    return { parsed: p, status: 300, errorMessage: `${clusters.length} clusters match; the ${ranked.length} most likely are listed first by year, court and citation count.`, clusters: ranked };
+    return {
+      parsed: p,
+      status: 300,
+      errorMessage: `${clusters.length} clusters match; the ${ranked.length} most likely are listed first by year, court and citation count.`,
+      clusters: ranked,
+    };
   });
 }

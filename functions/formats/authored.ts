@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CORPORA } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';
-import { COVERAGES, LEVELS, LIMIT_MEASURES, TYPEFACE_TOKENS, VALUE_FIELDS, type FormatRecordSource } from './model.ts';
+import { COVERAGES, type FormatRecordSource, LEVELS, LIMIT_MEASURES, TYPEFACE_TOKENS, VALUE_FIELDS } from './model.ts';
 
 /**
  * Records are authored as JSON files, one per court and effective period. A file may `extend` a shared reading
@@ -24,7 +24,12 @@ export interface RecordProblem {
 const quoted = { ruleKey: z.string().min(1), quote: z.string().min(8) };
 const nullableNumber = z.number().positive().nullable();
 
-const FaceMinimum = z.strictObject({ face: z.string().min(1), minSizePt: nullableNumber.default(null), maxCharsPerInch: nullableNumber.default(null), ...quoted });
+const FaceMinimum = z.strictObject({
+  face: z.string().min(1),
+  minSizePt: nullableNumber.default(null),
+  maxCharsPerInch: nullableNumber.default(null),
+  ...quoted,
+});
 const Typeface = z.strictObject({
   allowed: z.union([z.array(z.string().min(1)).min(1), z.enum(TYPEFACE_TOKENS)]).nullable(),
   prohibited: z.array(z.string().min(1)).default([]),
@@ -51,7 +56,10 @@ const Certificate = z.strictObject({
   appliesTo: z.string().nullable().default(null),
   quote: z.string().nullable().default(null),
 });
-const BasisEntry = z.strictObject({ quotes: z.array(z.strictObject(quoted)).default([]), reading: z.string().min(1).nullable().default(null) });
+const BasisEntry = z.strictObject({
+  quotes: z.array(z.strictObject(quoted)).default([]),
+  reading: z.string().min(1).nullable().default(null),
+});
 const RuleCitation = z.strictObject({
   key: z.string().min(1),
   corpus: z.enum(CORPORA),
@@ -95,7 +103,10 @@ const pathOf = (path: readonly PropertyKey[]) =>
   path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 
 /** Parses the authored files into records (bases are not records). Problems name the file and the field. */
-export function parseRecordFiles(files: readonly AuthoredFile[]): { records: { file: string; record: FormatRecordSource }[]; problems: RecordProblem[] } {
+export function parseRecordFiles(files: readonly AuthoredFile[]): {
+  records: { file: string; record: FormatRecordSource }[];
+  problems: RecordProblem[];
+} {
   const problems: RecordProblem[] = [];
   const partials = new Map<string, { file: string; data: z.output<typeof PartialFile> }>();
   const unreadable = new Set<string>();
@@ -116,7 +127,9 @@ export function parseRecordFiles(files: readonly AuthoredFile[]): { records: { f
     if (data.extends !== undefined) {
       const base = partials.get(data.extends);
       if (!base || !data.extends.startsWith('_')) {
-        const why = unreadable.has(data.extends) ? 'a shared reading that was refused (see its problems)' : 'not a shared reading among the record files (names start with _)';
+        const why = unreadable.has(data.extends)
+          ? 'a shared reading that was refused (see its problems)'
+          : 'not a shared reading among the record files (names start with _)';
         problems.push({ file, field: 'extends', message: `extends '${data.extends}': ${why}` });
         continue;
       }

@@ -57,7 +57,16 @@ export interface CertificateOfCompliance {
 }
 
 /** The fields read from rule text: each non-null one is tied to quotes in `basis`; each null one is explained. */
-export const VALUE_FIELDS = ['typeface', 'minSizePt', 'maxSizePt', 'footnoteMinSizePt', 'lineSpacing', 'margins', 'paperSize', 'certificateOfCompliance'] as const;
+export const VALUE_FIELDS = [
+  'typeface',
+  'minSizePt',
+  'maxSizePt',
+  'footnoteMinSizePt',
+  'lineSpacing',
+  'margins',
+  'paperSize',
+  'certificateOfCompliance',
+] as const;
 export type ValueField = (typeof VALUE_FIELDS)[number];
 
 /** How a record's author explains one field: the quotes it was read from and, where needed, the reading. */

@@ -1,11 +1,11 @@
 import { collectionOfKey } from '#law/collections.ts';
-import { localDateOf } from '#shared/dates.ts';
-import { refId, type Corpus, type SectionRef } from '#law/model.ts';
+import { type Corpus, refId, type SectionRef } from '#law/model.ts';
 import type { VersionStore } from '#law/ports.ts';
+import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
 import { sha256Hex } from '#shared/hash.ts';
-import { parseRecordFiles, type AuthoredFile, type RecordProblem } from './authored.ts';
-import { LEVELS, VALUE_FIELDS, type BasisEntry, type FormatRecordSource, type Level, type StoredFormatRecord } from './model.ts';
+import { type AuthoredFile, parseRecordFiles, type RecordProblem } from './authored.ts';
+import { type BasisEntry, type FormatRecordSource, LEVELS, type Level, type StoredFormatRecord, VALUE_FIELDS } from './model.ts';
 import type { FormatStore } from './ports.ts';
 import { validateRecord } from './validate.ts';
 
@@ -73,11 +73,27 @@ export async function checkFormatRecords(deps: FormatDeps, files: readonly Autho
   const inForce = await inForceHashes(deps.versions, valid, today);
   const checks: RecordCheck[] = valid.map((stored) => {
     const shown = present(stored, inForce, today);
-    return { id: stored.record.id, file: stored.file, valid: true, problems: [], loaded: sameAs(stored, existing.get(stored.record.id)), stale: shown.stale, staleDetail: shown.staleDetail };
+    return {
+      id: stored.record.id,
+      file: stored.file,
+      valid: true,
+      problems: [],
+      loaded: sameAs(stored, existing.get(stored.record.id)),
+      stale: shown.stale,
+      staleDetail: shown.staleDetail,
+    };
   });
   const refusedFiles = [...new Set(problems.map((p) => p.file))];
   for (const file of refusedFiles) {
-    checks.push({ id: null, file, valid: false, problems: problems.filter((p) => p.file === file), loaded: null, stale: null, staleDetail: null });
+    checks.push({
+      id: null,
+      file,
+      valid: false,
+      problems: problems.filter((p) => p.file === file),
+      loaded: null,
+      stale: null,
+      staleDetail: null,
+    });
   }
   return checks.sort((a, b) => a.file.localeCompare(b.file));
 }
@@ -113,7 +129,9 @@ export type FormatResult = Omit<FormatRecordSource, 'rules' | 'basis'> & {
 
 const levelRank = (level: Level) => LEVELS.indexOf(level);
 const byCourtOrder = (a: StoredFormatRecord, b: StoredFormatRecord) =>
-  levelRank(a.record.level) - levelRank(b.record.level) || a.record.court.localeCompare(b.record.court, 'en', { numeric: true }) || a.record.effectiveFrom.localeCompare(b.record.effectiveFrom);
+  levelRank(a.record.level) - levelRank(b.record.level) ||
+  a.record.court.localeCompare(b.record.court, 'en', { numeric: true }) ||
+  a.record.effectiveFrom.localeCompare(b.record.effectiveFrom);
 
 const displayOf = (jurisdiction: string, corpus: Corpus, key: string) => collectionOfKey(jurisdiction, corpus, key)?.display(key) ?? key;
 
@@ -129,10 +147,11 @@ type InForce = Map<string, { hash: string; label: string; from: string } | null>
 
 async function inForceHashes(store: VersionStore, records: readonly StoredFormatRecord[], today: string): Promise<InForce> {
   const refs = new Map<string, SectionRef>();
-  for (const { record } of records) for (const r of record.rules) {
-    const ref = { jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key };
-    refs.set(refId(ref), ref);
-  }
+  for (const { record } of records)
+    for (const r of record.rules) {
+      const ref = { jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key };
+      refs.set(refId(ref), ref);
+    }
   const out: InForce = new Map();
   await Promise.all(
     [...refs].map(async ([id, ref]) => {
@@ -153,12 +172,20 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
   const ofJurisdiction = all.filter((s) => s.record.jurisdiction === filter.jurisdiction).sort(byCourtOrder);
   if (!ofJurisdiction.length) {
     const held = [...new Set(all.map((s) => s.record.jurisdiction))].sort();
-    throw new AppError('not_carried', `No filing-format record is held for jurisdiction '${filter.jurisdiction}'.${held.length ? ` Records are held for: ${held.join(', ')}.` : ''}`);
+    throw new AppError(
+      'not_carried',
+      `No filing-format record is held for jurisdiction '${filter.jurisdiction}'.${held.length ? ` Records are held for: ${held.join(', ')}.` : ''}`,
+    );
   }
-  const matching = ofJurisdiction.filter((s) => (!filter.level || s.record.level === filter.level) && (!filter.court || s.record.court === filter.court));
+  const matching = ofJurisdiction.filter(
+    (s) => (!filter.level || s.record.level === filter.level) && (!filter.court || s.record.court === filter.court),
+  );
   if (!matching.length) {
     const ids = ofJurisdiction.map((s) => `${s.record.id} (${s.record.court}, ${s.record.level})`);
-    throw new AppError('not_carried', `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${ids.join(', ')}.`);
+    throw new AppError(
+      'not_carried',
+      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${ids.join(', ')}.`,
+    );
   }
   const today = localDateOf(deps.now().toISOString());
   const inForce = await inForceHashes(deps.versions, matching, today);
@@ -174,7 +201,10 @@ function present(stored: StoredFormatRecord, inForce: InForce, today: string): F
     const now = inForce.get(refId(ref)) ?? null;
     const changed = now !== null && now.hash !== r.pin;
     if (now === null) stale.push(`no version of ${display} is in force on ${today}`);
-    else if (changed) stale.push(`${display} in force on ${today} (${now.label}, from ${now.from}) no longer matches the text this record was read from (${r.pin})`);
+    else if (changed)
+      stale.push(
+        `${display} in force on ${today} (${now.label}, from ${now.from}) no longer matches the text this record was read from (${r.pin})`,
+      );
     const pinned = stored.pinned[r.key]!;
     return {
       key: r.key,

@@ -2,7 +2,7 @@ import { collectionOfKey } from '#law/collections.ts';
 import type { SectionRef, VersionSummary } from '#law/model.ts';
 import type { VersionStore } from '#law/ports.ts';
 import type { RecordProblem } from './authored.ts';
-import { VALUE_FIELDS, type FormatRecordSource, type StoredFormatRecord } from './model.ts';
+import { type FormatRecordSource, type StoredFormatRecord, VALUE_FIELDS } from './model.ts';
 
 /** Whitespace-normalised text: quotes are compared with rule text this way (line breaks and runs of spaces are one space). */
 export const squashSpace = (text: string): string => text.normalize('NFC').replace(/\s+/g, ' ').trim();
@@ -19,7 +19,9 @@ function quoteSites(r: FormatRecordSource): QuoteSite[] {
     entry?.quotes.forEach((q, i) => sites.push({ field: `basis.${field}.quotes[${i}]`, ...q }));
   }
   r.limits.forEach((l, i) => sites.push({ field: `limits[${i}].quote`, ruleKey: l.ruleKey, quote: l.quote }));
-  r.typeface?.faceMinimums.forEach((f, i) => sites.push({ field: `typeface.faceMinimums[${i}].quote`, ruleKey: f.ruleKey, quote: f.quote }));
+  r.typeface?.faceMinimums.forEach((f, i) =>
+    sites.push({ field: `typeface.faceMinimums[${i}].quote`, ruleKey: f.ruleKey, quote: f.quote }),
+  );
   const cert = r.certificateOfCompliance;
   if (cert?.quote) sites.push({ field: 'certificateOfCompliance.quote', ruleKey: cert.ruleKey ?? '', quote: cert.quote });
   return sites;
@@ -29,19 +31,28 @@ function quoteSites(r: FormatRecordSource): QuoteSite[] {
 function shapeProblems(r: FormatRecordSource): Omit<RecordProblem, 'file'>[] {
   const out: Omit<RecordProblem, 'file'>[] = [];
   const cited = new Set(r.rules.map((c) => c.key));
-  if (!cited.has(r.governingRuleKey)) out.push({ field: 'governingRuleKey', message: `'${r.governingRuleKey}' is not among the record's rules` });
+  if (!cited.has(r.governingRuleKey))
+    out.push({ field: 'governingRuleKey', message: `'${r.governingRuleKey}' is not among the record's rules` });
   const cert = r.certificateOfCompliance;
   if (cert?.required && (!cert.ruleKey || !cert.quote)) {
-    out.push({ field: 'certificateOfCompliance', message: 'a required certificate names the rule (ruleKey) and the words that require it (quote)' });
+    out.push({
+      field: 'certificateOfCompliance',
+      message: 'a required certificate names the rule (ruleKey) and the words that require it (quote)',
+    });
   }
   for (const field of VALUE_FIELDS) {
     const value = r[field];
     const entry = r.basis[field];
-    if (value !== null && !entry?.quotes.length) out.push({ field: `basis.${field}`, message: `${field} has a value but no quote it was read from` });
-    if (value === null && !entry?.reading) out.push({ field: `basis.${field}`, message: `${field} is null: say why in basis.${field}.reading (and name a gap in unresolved)` });
+    if (value !== null && !entry?.quotes.length)
+      out.push({ field: `basis.${field}`, message: `${field} has a value but no quote it was read from` });
+    if (value === null && !entry?.reading)
+      out.push({ field: `basis.${field}`, message: `${field} is null: say why in basis.${field}.reading (and name a gap in unresolved)` });
   }
   if (r.coverage === 'specified' && r.typeface === null) {
-    out.push({ field: 'typeface', message: "coverage 'specified' needs the typeface the rules set; a court without one is 'no-statewide-typography-rule'" });
+    out.push({
+      field: 'typeface',
+      message: "coverage 'specified' needs the typeface the rules set; a court without one is 'no-statewide-typography-rule'",
+    });
   }
   return out;
 }
@@ -67,25 +78,41 @@ export async function validateRecord(
       const ref: SectionRef = { jurisdiction: record.jurisdiction, corpus: rule.corpus, key: rule.key };
       const versions = collection ? await store.listVersions(ref) : [];
       if (!versions.length) {
-        problems.push({ file, field: `rules[${i}].key`, message: `rule '${rule.key}' (${record.jurisdiction}/${rule.corpus}) is not in the corpus` });
+        problems.push({
+          file,
+          field: `rules[${i}].key`,
+          message: `rule '${rule.key}' (${record.jurisdiction}/${rule.corpus}) is not in the corpus`,
+        });
         return;
       }
       const match = versions.find((v) => v.contentHash === rule.pin);
       if (!match) {
-        problems.push({ file, field: `rules[${i}].pin`, message: `no version of ${versions[0]!.citation.display} has contentHash ${rule.pin} (on file: ${hashList(versions)})` });
+        problems.push({
+          file,
+          field: `rules[${i}].pin`,
+          message: `no version of ${versions[0]!.citation.display} has contentHash ${rule.pin} (on file: ${hashList(versions)})`,
+        });
         return;
       }
       const version = await store.getVersion(ref, match.validFrom);
       if (!version) throw new Error(`${rule.key}: version ${match.validFrom} is listed but cannot be read`);
       texts.set(rule.key, squashSpace(`${version.catchline}\n${version.bodyText}`));
-      found.set(rule.key, { validFrom: version.validFrom, sourceUrl: version.provenance.sourceUrl, versionLabel: version.provenance.versionLabel });
+      found.set(rule.key, {
+        validFrom: version.validFrom,
+        sourceUrl: version.provenance.sourceUrl,
+        versionLabel: version.provenance.versionLabel,
+      });
     }),
   );
 
   const cited = new Set(record.rules.map((r) => r.key));
   for (const site of quoteSites(record)) {
     if (!cited.has(site.ruleKey)) {
-      problems.push({ file, field: site.field, message: `quotes rule '${site.ruleKey}', which is not among the record's rules: "${site.quote}"` });
+      problems.push({
+        file,
+        field: site.field,
+        message: `quotes rule '${site.ruleKey}', which is not among the record's rules: "${site.quote}"`,
+      });
       continue;
     }
     const text = texts.get(site.ruleKey);

@@ -2,8 +2,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Services } from '#runtime/services.ts';
 import { authenticate } from './middlewares/authenticate.ts';
-import { errorEnvelope } from './middlewares/error-envelope.ts';
 import { edgeLimit } from './middlewares/edge-limit.ts';
+import { errorEnvelope } from './middlewares/error-envelope.ts';
 import { admitUsage, settleUsage } from './middlewares/meter.ts';
 import { parseInput } from './middlewares/parse-input.ts';
 import { requestId } from './middlewares/request-id.ts';
@@ -35,7 +35,9 @@ export function createRouteHandler(route: Route, services: Services): RouteHandl
         services,
         principal: http.principal,
         requestId: http.requestId,
-        pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
+        pathParameters: Object.fromEntries(
+          Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+        ),
       });
       const status = result.status ?? 200;
       return result.contentType

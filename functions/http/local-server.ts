@@ -62,16 +62,23 @@ export function createLocalServer(opts: LocalServerOptions): Server {
     if (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)) {
       const path = url.pathname.slice(basePath.length) || '/';
       const match = compiled.map((c) => ({ c, m: c.pattern.exec(path) })).find((x) => x.m);
-      if (!match) return send(res, errorResponse('no_route', `No endpoint at ${url.pathname}; see ${basePath}/openapi.json.`, randomUUID()));
+      if (!match)
+        return send(res, errorResponse('no_route', `No endpoint at ${url.pathname}; see ${basePath}/openapi.json.`, randomUUID()));
       const handler = match.c.handlers.get(method);
       if (!handler) {
         const allow = [...match.c.handlers.keys()].join(', ');
-        return send(res, errorResponse('method_not_allowed', `${method} is not supported here; use ${allow}.`, randomUUID(), {}, { allow }));
+        return send(
+          res,
+          errorResponse('method_not_allowed', `${method} is not supported here; use ${allow}.`, randomUUID(), {}, { allow }),
+        );
       }
       const body = await readBody(req, maxBody);
       if (body === null) {
         req.resume();
-        return send(res, errorResponse('too_large', `Request bodies are limited to ${maxBody} bytes.`, randomUUID(), {}, { connection: 'close' }));
+        return send(
+          res,
+          errorResponse('too_large', `Request bodies are limited to ${maxBody} bytes.`, randomUUID(), {}, { connection: 'close' }),
+        );
       }
       const pathParameters = Object.fromEntries(match.c.params.map((p, i) => [p, decodeURIComponent(match.m![i + 1]!)]));
       const event = toEvent(req, url, method, match.c.resource, pathParameters, body);
@@ -86,7 +93,14 @@ export function createLocalServer(opts: LocalServerOptions): Server {
   }
 }
 
-function toEvent(req: IncomingMessage, url: URL, method: string, resource: string, pathParameters: Record<string, string>, body: string): APIGatewayProxyEvent {
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  resource: string,
+  pathParameters: Record<string, string>,
+  body: string,
+): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const query: Record<string, string> = {};
@@ -108,7 +122,13 @@ function toEvent(req: IncomingMessage, url: URL, method: string, resource: strin
     body: body === '' ? null : body,
     isBase64Encoded: false,
     stageVariables: null,
-    requestContext: { requestId, httpMethod: method, path: url.pathname, resourcePath: resource, stage: 'local' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      requestId,
+      httpMethod: method,
+      path: url.pathname,
+      resourcePath: resource,
+      stage: 'local',
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 

@@ -1,12 +1,19 @@
+import { stringify } from 'yaml';
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
-import { stringify } from 'yaml';
 import type { ErrorCode } from '#shared/errors.ts';
 import { ERROR_STATUS } from './error-status.ts';
 import { pathsOf, type Route } from './route.ts';
 import { ErrorEnvelopeSchema, RESPONSE_SCHEMAS } from './schemas-responses.ts';
 
-const AUTH_ERRORS: readonly ErrorCode[] = ['missing_bearer', 'invalid_key', 'missing_scope', 'rate_limited', 'daily_limit_exceeded', 'monthly_limit_exceeded'];
+const AUTH_ERRORS: readonly ErrorCode[] = [
+  'missing_bearer',
+  'invalid_key',
+  'missing_scope',
+  'rate_limited',
+  'daily_limit_exceeded',
+  'monthly_limit_exceeded',
+];
 /** A public route ignores a key it is sent, but the edge limit still counts the token (120 a minute). */
 const PUBLIC_ERRORS: readonly ErrorCode[] = ['rate_limited'];
 
@@ -25,7 +32,9 @@ function errorResponses(route: Route) {
       String(status),
       {
         description: `error codes: ${list.join(', ')}`,
-        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'seconds to wait' } } } : {}),
+        ...(status === 429 || status === 503
+          ? { headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'seconds to wait' } } }
+          : {}),
         content: { 'application/json': { schema: ErrorEnvelopeSchema } },
       },
     ]),
@@ -66,7 +75,12 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
                   RateLimit: { schema: { type: 'string' as const }, description: 'remaining quota (IETF httpapi draft)' },
                   'RateLimit-Policy': { schema: { type: 'string' as const }, description: 'quota windows (IETF httpapi draft)' },
                 }),
-                ...Object.fromEntries(Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [name, { schema: { type: 'string' as const }, description }])),
+                ...Object.fromEntries(
+                  Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [
+                    name,
+                    { schema: { type: 'string' as const }, description },
+                  ]),
+                ),
               },
             }),
             content: { 'application/json': { schema: RESPONSE_SCHEMAS[r.schema] } },

@@ -1,5 +1,5 @@
-import { DISCLAIMER, serviceNote } from '#law/notes.ts';
 import type { SectionRef, SectionVersion } from '#law/model.ts';
+import { DISCLAIMER, serviceNote } from '#law/notes.ts';
 
 export interface SiteConfig {
   /** Where permalinks resolve, e.g. http://127.0.0.1:8787 (no trailing slash). */
@@ -33,6 +33,13 @@ export function presentVersion(site: SiteConfig, v: SectionVersion) {
 
 /** The quotable parts only: no validity dates, ingestion time or provenance object. */
 export function presentText(site: SiteConfig, v: SectionVersion) {
-  const { validFrom: _from, validTo: _to, ingestedAt: _ingested, provenance: _provenance, topics: _topics, ...quotable } = presentVersion(site, v);
+  const {
+    validFrom: _from,
+    validTo: _to,
+    ingestedAt: _ingested,
+    provenance: _provenance,
+    topics: _topics,
+    ...quotable
+  } = presentVersion(site, v);
   return { ...quotable, versionLabel: v.provenance.versionLabel };
 }

@@ -9,6 +9,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   };
 }
 
-export function textResponse(status: number, body: string, contentType: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+export function textResponse(
+  status: number,
+  body: string,
+  contentType: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
   return { statusCode: status, headers: { 'content-type': contentType, ...headers }, body };
 }

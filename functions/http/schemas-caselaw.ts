@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import 'zod-openapi';
-import { positiveIntParam } from './schemas.ts';
 import { MAX_CITATIONS, MAX_TEXT_CHARS } from '#caselaw/resolve.ts';
+import { positiveIntParam } from './schemas.ts';
 
 /** The case-law routes' inputs (schemas.ts holds the law's; the resources are in schemas-responses-caselaw.ts). */
 
@@ -10,22 +10,42 @@ const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, '
 
 const citationItem = z.union([
   z.string().trim().min(1).max(200),
-  z.object({ volume: z.union([z.string().trim().min(1), z.int().positive()]), reporter: z.string().trim().min(1).max(60), page: z.union([z.string().trim().min(1), z.int().positive()]) }),
+  z.object({
+    volume: z.union([z.string().trim().min(1), z.int().positive()]),
+    reporter: z.string().trim().min(1).max(60),
+    page: z.union([z.string().trim().min(1), z.int().positive()]),
+  }),
 ]);
 
 export const CitationLookupInputSchema = z
   .object({
-    text: z.string().max(MAX_TEXT_CHARS).optional().meta({ description: `text to parse, at most ${thousands(MAX_TEXT_CHARS)} characters` }),
+    text: z
+      .string()
+      .max(MAX_TEXT_CHARS)
+      .optional()
+      .meta({ description: `text to parse, at most ${thousands(MAX_TEXT_CHARS)} characters` }),
     citations: z
       .array(citationItem)
       .optional()
       .meta({ description: `citations to resolve (at most ${MAX_CITATIONS}): strings (\`410 U.S. 113\`) or {volume, reporter, page}` }),
-    fallback: z.enum(['none', 'courtlistener']).optional().meta({ description: 'look up citations the replica lacks with CourtListener (default none)' }),
+    fallback: z
+      .enum(['none', 'courtlistener'])
+      .optional()
+      .meta({ description: 'look up citations the replica lacks with CourtListener (default none)' }),
   })
-  .refine((v) => v.text !== undefined || v.citations !== undefined, { message: 'text or citations is required', path: ['text or citations'] })
-  .refine((v) => v.text === undefined || v.citations === undefined, { message: 'Give either text or citations, not both.', path: ['citations'] });
+  .refine((v) => v.text !== undefined || v.citations !== undefined, {
+    message: 'text or citations is required',
+    path: ['text or citations'],
+  })
+  .refine((v) => v.text === undefined || v.citations === undefined, {
+    message: 'Give either text or citations, not both.',
+    path: ['citations'],
+  });
 
-const clusterIdParam = z.string().regex(/^[1-9]\d{0,17}$/).transform(Number);
+const clusterIdParam = z
+  .string()
+  .regex(/^[1-9]\d{0,17}$/)
+  .transform(Number);
 
 export const CaseInputSchema = z.object({ clusterId: clusterIdParam.meta({ description: 'a positive integer', example: '111014' }) });
 

@@ -8,5 +8,11 @@ import { jurisdictionParam } from './schemas.ts';
 export const FormatInputSchema = z.object({
   jurisdiction: jurisdictionParam,
   level: z.enum(LEVELS).optional().meta({ description: 'one of the four court levels' }),
-  court: z.string().trim().toLowerCase().min(1).optional().meta({ description: 'CourtListener court id (`scotus`, `ca9`, `cadc`, `nd`, …)', example: 'ca9' }),
+  court: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .optional()
+    .meta({ description: 'CourtListener court id (`scotus`, `ca9`, `cadc`, `nd`, …)', example: 'ca9' }),
 });

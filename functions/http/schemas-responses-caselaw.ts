@@ -11,7 +11,10 @@ export const ReporterCitationSchema = z
     volume: z.string(),
     reporter: z.string().meta({ description: 'the reporters-db edition abbreviation', example: 'U.S.' }),
     page: z.string(),
-    type: z.int().meta({ description: "CourtListener's citation type: 1 federal, 2 state, 3 state regional, 4 specialty, 5 early SCOTUS, 6 Lexis, 7 West, 8 neutral" }),
+    type: z.int().meta({
+      description:
+        "CourtListener's citation type: 1 federal, 2 state, 3 state regional, 4 specialty, 5 early SCOTUS, 6 Lexis, 7 West, 8 neutral",
+    }),
   })
   .meta({ id: 'ReporterCitation' });
 
@@ -24,7 +27,10 @@ export const ClusterSchema = z
     case_name_full: z.string(),
     case_name_short: z.string(),
     date_filed: date.nullable().meta({ description: 'null when the source gives no date' }),
-    court: z.string().nullable().meta({ description: 'CourtListener court id (`scotus`, `ca9`); null when the source does not say', example: 'scotus' }),
+    court: z
+      .string()
+      .nullable()
+      .meta({ description: 'CourtListener court id (`scotus`, `ca9`); null when the source does not say', example: 'scotus' }),
     docket_id: z.int().nullable(),
     docket: z.null(),
     precedential_status: z.string(),
@@ -68,7 +74,9 @@ export const CaseRecordSchema = ClusterSchema.extend({
   cited_by_count: z.int().meta({ description: 'distinct cases in the replica citing this one' }),
 }).meta({ id: 'CaseRecord' });
 
-export const CaseResponseSchema = z.object({ result: CaseRecordSchema, provenance: z.object({ source: z.string(), dataAsOf: date.nullable() }), disclaimer: z.string() }).meta({ id: 'CaseResponse' });
+export const CaseResponseSchema = z
+  .object({ result: CaseRecordSchema, provenance: z.object({ source: z.string(), dataAsOf: date.nullable() }), disclaimer: z.string() })
+  .meta({ id: 'CaseResponse' });
 
 export const CitingCaseSchema = ClusterSchema.extend({
   depth: z.int().meta({ description: 'how many times the citing case cites this one (summed over its opinions)' }),

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import 'zod-openapi';
-import { CORPORA } from '#law/model.ts';
 import { COVERAGES, LEVELS, LIMIT_MEASURES, TYPEFACE_TOKENS } from '#formats/model.ts';
+import { CORPORA } from '#law/model.ts';
 
 /** The filing-format resources, for the OpenAPI document only (see schemas-responses.ts). */
 
@@ -39,7 +39,9 @@ export const FormatRuleEntrySchema = z
   .object({
     key: z.string(),
     corpus: z.enum(CORPORA).meta({ description: '`rules` for a court rule, `statutes` where a statute sets the format' }),
-    citationKey: z.string().meta({ description: 'a citation the lookup endpoint accepts: verify the rule there before certifying compliance' }),
+    citationKey: z
+      .string()
+      .meta({ description: 'a citation the lookup endpoint accepts: verify the rule there before certifying compliance' }),
     display: z.string(),
     effectiveFrom: calendarDate.meta({ description: 'start of validity of the version the record was read from' }),
     sourceUrl: z.url(),
@@ -72,14 +74,25 @@ export const FormatRecordSchema = z
     maxSizePt: points,
     footnoteMinSizePt: points,
     lineSpacing: z.string().nullable(),
-    margins: z.record(z.string(), z.number()).nullable().meta({ description: 'minimum margins in inches by side: `all`, or `top`, `right`, `bottom`, `left`' }),
+    margins: z
+      .record(z.string(), z.number())
+      .nullable()
+      .meta({ description: 'minimum margins in inches by side: `all`, or `top`, `right`, `bottom`, `left`' }),
     paperSize: z.string().nullable(),
     limits: z.array(LengthLimitSchema),
     certificateOfCompliance: z
-      .object({ required: z.boolean(), ruleKey: z.string().nullable(), contents: z.string().nullable(), appliesTo: z.string().nullable(), quote: z.string().nullable() })
+      .object({
+        required: z.boolean(),
+        ruleKey: z.string().nullable(),
+        contents: z.string().nullable(),
+        appliesTo: z.string().nullable(),
+        quote: z.string().nullable(),
+      })
       .nullable(),
     effectiveFrom: calendarDate,
-    basis: z.record(z.string(), z.string()).meta({ description: 'field name → explanation, quoting the rule text the value was read from' }),
+    basis: z
+      .record(z.string(), z.string())
+      .meta({ description: 'field name → explanation, quoting the rule text the value was read from' }),
     note: z.string(),
     unresolved: z.array(z.string()),
     stale: z.boolean(),

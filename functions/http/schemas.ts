@@ -9,8 +9,7 @@ import { isCalendarDate } from '#shared/dates.ts';
  * route's `fieldCodes`. The resources the API answers with are in schemas-responses.ts (the OpenAPI document's only).
  */
 
-const requiredText = (description: string, example: string) =>
-  z.string().trim().min(1).meta({ description, example });
+const requiredText = (description: string, example: string) => z.string().trim().min(1).meta({ description, example });
 
 export const asOfParam = z
   .string()

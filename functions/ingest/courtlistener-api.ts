@@ -8,8 +8,8 @@
  * Nothing is filled in that the record does not say: a cluster without a docket has no court.
  */
 import { extractCitations } from '#caselaw/citations/extract.ts';
-import { leadingDate as dateOnly } from '#shared/dates.ts';
 import type { CitationRow, ClusterRow, CourtRow, DocketRow, OpinionCitedRow, OpinionRow, ReplicaBatch } from '#caselaw/ports.ts';
+import { leadingDate as dateOnly } from '#shared/dates.ts';
 
 const idFromUri = (uri: unknown): string | null => (typeof uri === 'string' ? (/\/(\w[\w-]*)\/?$/.exec(uri)?.[1] ?? null) : null);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -76,24 +76,39 @@ export interface ApiV3Record {
   CL_opinion_type?: string;
   CL_opinion_author_str?: string;
   CL_opinion_download_url?: string;
-  CL_opinion_cluster: Record<string, unknown> & { CL_cluster_docket?: Record<string, unknown> & { CL_docket_court?: Record<string, unknown> } };
+  CL_opinion_cluster: Record<string, unknown> & {
+    CL_cluster_docket?: Record<string, unknown> & { CL_docket_court?: Record<string, unknown> };
+  };
   Cases_Cited_Link?: string[];
   HTMLtext?: string;
   Document_Level_Tags?: string[];
 }
 
 /** The rows of one API v3 record, and the day it was pulled (`ScrapeDate_MMDDYYYY`), when it says. */
-export function rowsFromApiV3(record: ApiV3Record): { batch: Required<Pick<ReplicaBatch, 'dockets' | 'clusters' | 'citations' | 'opinions' | 'opinionsCited'>>; retrievedOn: string | null; skipped: string[] } {
+export function rowsFromApiV3(record: ApiV3Record): {
+  batch: Required<Pick<ReplicaBatch, 'dockets' | 'clusters' | 'citations' | 'opinions' | 'opinionsCited'>>;
+  retrievedOn: string | null;
+  skipped: string[];
+} {
   const cluster = record.CL_opinion_cluster;
   const docket = cluster.CL_cluster_docket;
   const clusterId = Number(idFromUri(cluster.CL_cluster_resource_uri));
   const docketId = docket ? Number(idFromUri(docket.CL_docket_resource_uri)) : NaN;
   const courtId = idFromUri(docket?.CL_docket_court?.CL_court_resource_uri);
   const opinionId = Number(record.CL_opinion_id);
-  if (!Number.isInteger(clusterId) || !Number.isInteger(opinionId)) throw new Error(`record ${record.CL_opinion_id}: no cluster or opinion id`);
+  if (!Number.isInteger(clusterId) || !Number.isInteger(opinionId))
+    throw new Error(`record ${record.CL_opinion_id}: no cluster or opinion id`);
 
   const dockets: DocketRow[] = Number.isInteger(docketId)
-    ? [{ id: docketId, courtId, caseName: str(docket?.CL_docket_case_name), docketNumber: str(docket?.CL_docket_docket_number), slug: str(docket?.CL_docket_slug) }]
+    ? [
+        {
+          id: docketId,
+          courtId,
+          caseName: str(docket?.CL_docket_case_name),
+          docketNumber: str(docket?.CL_docket_docket_number),
+          slug: str(docket?.CL_docket_slug),
+        },
+      ]
     : [];
   const clusters: ClusterRow[] = [
     {
@@ -119,13 +134,29 @@ export function rowsFromApiV3(record: ApiV3Record): { batch: Required<Pick<Repli
     return row ? [{ ...row, clusterId }] : [];
   });
   const opinions: OpinionRow[] = [
-    { id: opinionId, clusterId, type: str(record.CL_opinion_type), authorStr: str(record.CL_opinion_author_str), downloadUrl: str(record.CL_opinion_download_url) },
+    {
+      id: opinionId,
+      clusterId,
+      type: str(record.CL_opinion_type),
+      authorStr: str(record.CL_opinion_author_str),
+      downloadUrl: str(record.CL_opinion_download_url),
+    },
   ];
   const marks = markCounts(record.HTMLtext ?? '');
-  const cited = new Set((record.Cases_Cited_Link ?? []).map((u) => Number(idFromUri(u))).filter((id) => Number.isInteger(id) && id !== opinionId));
-  const opinionsCited: OpinionCitedRow[] = [...cited].map((id) => ({ citingOpinionId: opinionId, citedOpinionId: id, depth: Math.max(1, marks.get(id) ?? 0) }));
+  const cited = new Set(
+    (record.Cases_Cited_Link ?? []).map((u) => Number(idFromUri(u))).filter((id) => Number.isInteger(id) && id !== opinionId),
+  );
+  const opinionsCited: OpinionCitedRow[] = [...cited].map((id) => ({
+    citingOpinionId: opinionId,
+    citedOpinionId: id,
+    depth: Math.max(1, marks.get(id) ?? 0),
+  }));
   const scrape = (record.Document_Level_Tags ?? []).map((t) => /^ScrapeDate_(\d\d)(\d\d)(\d{4})$/.exec(t)).find(Boolean);
-  return { batch: { dockets, clusters, citations, opinions, opinionsCited }, retrievedOn: scrape ? `${scrape[3]}-${scrape[1]}-${scrape[2]}` : null, skipped };
+  return {
+    batch: { dockets, clusters, citations, opinions, opinionsCited },
+    retrievedOn: scrape ? `${scrape[3]}-${scrape[1]}-${scrape[2]}` : null,
+    skipped,
+  };
 }
 
 interface NetworkCluster {
@@ -143,7 +174,9 @@ interface NetworkCluster {
  * opinions by the id of their cluster (each of these clusters has one opinion, numbered like it), so that is the
  * opinion each edge starts and ends at. Its edges carry no depth: 1 each.
  */
-export function rowsFromNetwork(listing: { opinion_clusters: NetworkCluster[] }): Required<Pick<ReplicaBatch, 'clusters' | 'opinions' | 'opinionsCited'>> {
+export function rowsFromNetwork(listing: {
+  opinion_clusters: NetworkCluster[];
+}): Required<Pick<ReplicaBatch, 'clusters' | 'opinions' | 'opinionsCited'>> {
   const clusters: ClusterRow[] = [];
   const opinions: OpinionRow[] = [];
   const opinionsCited: OpinionCitedRow[] = [];

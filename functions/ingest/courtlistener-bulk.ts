@@ -83,7 +83,17 @@ export function rowToBatch(table: BulkTable, row: Row, line: number): ReplicaBat
         ],
       };
     case 'dockets':
-      return { dockets: [{ id: required(row, 'id', line), courtId: row.court_id || null, caseName: text(row.case_name), docketNumber: text(row.docket_number), slug: text(row.slug) }] };
+      return {
+        dockets: [
+          {
+            id: required(row, 'id', line),
+            courtId: row.court_id || null,
+            caseName: text(row.case_name),
+            docketNumber: text(row.docket_number),
+            slug: text(row.slug),
+          },
+        ],
+      };
     case 'clusters':
       return {
         clusters: [
@@ -103,11 +113,39 @@ export function rowToBatch(table: BulkTable, row: Row, line: number): ReplicaBat
         ],
       };
     case 'opinions':
-      return { opinions: [{ id: required(row, 'id', line), clusterId: required(row, 'cluster_id', line), type: text(row.type), authorStr: text(row.author_str), downloadUrl: text(row.download_url) }] };
+      return {
+        opinions: [
+          {
+            id: required(row, 'id', line),
+            clusterId: required(row, 'cluster_id', line),
+            type: text(row.type),
+            authorStr: text(row.author_str),
+            downloadUrl: text(row.download_url),
+          },
+        ],
+      };
     case 'citations':
-      return { citations: [{ clusterId: required(row, 'cluster_id', line), volume: text(row.volume), reporter: text(row.reporter), page: text(row.page), type: int(row.type) ?? 0 }] };
+      return {
+        citations: [
+          {
+            clusterId: required(row, 'cluster_id', line),
+            volume: text(row.volume),
+            reporter: text(row.reporter),
+            page: text(row.page),
+            type: int(row.type) ?? 0,
+          },
+        ],
+      };
     case 'opinionsCited':
-      return { opinionsCited: [{ citingOpinionId: required(row, 'citing_opinion_id', line), citedOpinionId: required(row, 'cited_opinion_id', line), depth: int(row.depth) ?? 1 }] };
+      return {
+        opinionsCited: [
+          {
+            citingOpinionId: required(row, 'citing_opinion_id', line),
+            citedOpinionId: required(row, 'cited_opinion_id', line),
+            depth: int(row.depth) ?? 1,
+          },
+        ],
+      };
   }
 }
 
@@ -123,14 +161,24 @@ function merge(into: Required<ReplicaBatch>, batch: ReplicaBatch): void {
   for (const [k, rows] of Object.entries(batch) as Array<[keyof ReplicaBatch, unknown[]]>) (into[k] as unknown[]).push(...rows);
 }
 
-const emptyBatch = (): Required<ReplicaBatch> => ({ courts: [], dockets: [], clusters: [], citations: [], opinions: [], opinionsCited: [] });
+const emptyBatch = (): Required<ReplicaBatch> => ({
+  courts: [],
+  dockets: [],
+  clusters: [],
+  citations: [],
+  opinions: [],
+  opinionsCited: [],
+});
 
 /** Streams one bulk file into the replica; returns what it read. Rows already there are updated in place (upserts). */
 export async function loadBulkFile(store: CaseLawStore, path: string, onProgress?: (rows: number) => void): Promise<BulkFileReport> {
   let input: Readable = createReadStream(path);
   if (path.endsWith('.gz')) input = input.pipe(createGunzip());
-  else if (path.endsWith('.bz2')) throw new Error(`${path}: decompress CourtListener's .bz2 files first (bunzip2 -k ${basename(path)}); Node has no bzip2`);
-  const parser = input.pipe(parse({ columns: true, escape: '\\', quote: '"', bom: true, relax_column_count: false, skip_empty_lines: true }));
+  else if (path.endsWith('.bz2'))
+    throw new Error(`${path}: decompress CourtListener's .bz2 files first (bunzip2 -k ${basename(path)}); Node has no bzip2`);
+  const parser = input.pipe(
+    parse({ columns: true, escape: '\\', quote: '"', bom: true, relax_column_count: false, skip_empty_lines: true }),
+  );
   let table = tableOfFile(path);
   let rows = 0;
   let pending = emptyBatch();
@@ -139,7 +187,10 @@ export async function loadBulkFile(store: CaseLawStore, path: string, onProgress
     for await (const row of parser as AsyncIterable<Row>) {
       if (!table) {
         table = tableOfHeader(Object.keys(row));
-        if (!table) throw new Error(`${path}: neither its name nor its header (${Object.keys(row).join(', ')}) says which CourtListener table it holds`);
+        if (!table)
+          throw new Error(
+            `${path}: neither its name nor its header (${Object.keys(row).join(', ')}) says which CourtListener table it holds`,
+          );
       }
       rows++;
       merge(pending, rowToBatch(table, row, rows + 1));
@@ -160,17 +211,29 @@ export async function loadBulkFile(store: CaseLawStore, path: string, onProgress
 }
 
 /** Every file, courts first (then dockets, clusters, …), and the replica's dataAsOf moved to the newest file date. */
-export async function loadBulkFiles(store: CaseLawStore, paths: readonly string[], log: (line: string) => void = () => undefined): Promise<BulkFileReport[]> {
+export async function loadBulkFiles(
+  store: CaseLawStore,
+  paths: readonly string[],
+  log: (line: string) => void = () => undefined,
+): Promise<BulkFileReport[]> {
   const order: BulkTable[] = ['courts', 'dockets', 'clusters', 'citations', 'opinions', 'opinionsCited'];
-  const sorted = [...paths].sort((a, b) => order.indexOf(tableOfFile(a) ?? 'opinionsCited') - order.indexOf(tableOfFile(b) ?? 'opinionsCited'));
+  const sorted = [...paths].sort(
+    (a, b) => order.indexOf(tableOfFile(a) ?? 'opinionsCited') - order.indexOf(tableOfFile(b) ?? 'opinionsCited'),
+  );
   const reports: BulkFileReport[] = [];
   for (const path of sorted) {
     const began = Date.now();
     const report = await loadBulkFile(store, path);
-    log(`  ${basename(path)}: ${report.rows.toLocaleString('en-US')} ${report.table} rows in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    log(
+      `  ${basename(path)}: ${report.rows.toLocaleString('en-US')} ${report.table} rows in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+    );
     reports.push(report);
   }
-  const newest = paths.map(dateOfFile).filter((d): d is string => d !== null).sort().at(-1);
+  const newest = paths
+    .map(dateOfFile)
+    .filter((d): d is string => d !== null)
+    .sort()
+    .at(-1);
   if (newest) await store.setDataAsOf(newest);
   return reports;
 }

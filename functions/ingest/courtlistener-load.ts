@@ -6,7 +6,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CaseLawStore, ReplicaBatch } from '#caselaw/ports.ts';
-import { courtsFromFixture, rowsFromApiV3, rowsFromNetwork, type ApiV3Record } from './courtlistener-api.ts';
+import { type ApiV3Record, courtsFromFixture, rowsFromApiV3, rowsFromNetwork } from './courtlistener-api.ts';
 
 export interface CourtListenerLoadReport {
   files: number;
@@ -30,8 +30,10 @@ async function jsonFiles(path: string): Promise<string[]> {
 }
 
 function batchOf(file: string, data: unknown, report: CourtListenerLoadReport): ReplicaBatch {
-  if (Array.isArray(data) && data.every((r) => (r as { model?: unknown }).model === 'search.court')) return { courts: courtsFromFixture(data) };
-  if (data && typeof data === 'object' && Array.isArray((data as { opinion_clusters?: unknown }).opinion_clusters)) return rowsFromNetwork(data as Parameters<typeof rowsFromNetwork>[0]);
+  if (Array.isArray(data) && data.every((r) => (r as { model?: unknown }).model === 'search.court'))
+    return { courts: courtsFromFixture(data) };
+  if (data && typeof data === 'object' && Array.isArray((data as { opinion_clusters?: unknown }).opinion_clusters))
+    return rowsFromNetwork(data as Parameters<typeof rowsFromNetwork>[0]);
   if (data && typeof data === 'object' && 'CL_opinion_id' in data && 'CL_opinion_cluster' in data) {
     const { batch, retrievedOn, skipped } = rowsFromApiV3(data as ApiV3Record);
     if (retrievedOn && (!report.dataAsOf || retrievedOn > report.dataAsOf)) report.dataAsOf = retrievedOn;
@@ -42,7 +44,16 @@ function batchOf(file: string, data: unknown, report: CourtListenerLoadReport): 
 }
 
 export async function loadCourtListenerFiles(store: CaseLawStore, paths: readonly string[]): Promise<CourtListenerLoadReport> {
-  const report: CourtListenerLoadReport = { files: 0, courts: 0, clusters: 0, citations: 0, opinions: 0, opinionsCited: 0, dataAsOf: null, skipped: [] };
+  const report: CourtListenerLoadReport = {
+    files: 0,
+    courts: 0,
+    clusters: 0,
+    citations: 0,
+    opinions: 0,
+    opinionsCited: 0,
+    dataAsOf: null,
+    skipped: [],
+  };
   const batches: ReplicaBatch[] = [];
   for (const path of paths) {
     for (const file of await jsonFiles(path)) {

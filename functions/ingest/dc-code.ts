@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { SaxesParser } from 'saxes';
 import { normalizeText } from '#shared/hash.ts';
-import type { SourceDocument, SourceEdition } from './source.ts';
 import { placeholderStatus } from './placeholder.ts';
+import type { SourceDocument, SourceEdition } from './source.ts';
 
 /**
  * D.C. Code sections in the Council's dc-library XML, one file per section version, listed by a manifest of the
@@ -42,16 +42,18 @@ export async function readDcManifest(manifestCsv: string, overrides: DcManifestO
 
   return [...byLabel.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([label, group]): SourceEdition => ({
-      collection: 'dc-code',
-      date: label,
-      label,
-      temporalBasis: 'compiled-edition',
-      retrievedAt,
-      scope: { kind: 'keys', keys: group.map((r) => r.section) },
-      source: `${manifestCsv} @ ${label}: ${group.map((r) => r.file ?? `${r.section} deleted`).join(', ')}`,
-      documents: { [Symbol.asyncIterator]: () => readSections(group) },
-    }));
+    .map(
+      ([label, group]): SourceEdition => ({
+        collection: 'dc-code',
+        date: label,
+        label,
+        temporalBasis: 'compiled-edition',
+        retrievedAt,
+        scope: { kind: 'keys', keys: group.map((r) => r.section) },
+        source: `${manifestCsv} @ ${label}: ${group.map((r) => r.file ?? `${r.section} deleted`).join(', ')}`,
+        documents: { [Symbol.asyncIterator]: () => readSections(group) },
+      }),
+    );
 }
 
 async function* readSections(rows: readonly ManifestRow[]): AsyncGenerator<SourceDocument> {

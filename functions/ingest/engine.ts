@@ -1,7 +1,24 @@
-import { citationFor, collectionById, type Collection } from '#law/collections.ts';
-import { deriveSpans, planWrites, sameObservations, withObservation, type Observation, type Span, type VersionWrite } from '#law/history.ts';
+import { type Collection, citationFor, collectionById } from '#law/collections.ts';
+import {
+  deriveSpans,
+  type Observation,
+  planWrites,
+  type Span,
+  sameObservations,
+  type VersionWrite,
+  withObservation,
+} from '#law/history.ts';
 import { OPEN_END, type SectionRef, type SectionVersion } from '#law/model.ts';
-import { toSearchDocument, searchDocumentId, type EditionRecord, type EditionScope, type KeyHistory, type SearchIndex, type StoreWrite, type VersionStore } from '#law/ports.ts';
+import {
+  type EditionRecord,
+  type EditionScope,
+  type KeyHistory,
+  type SearchIndex,
+  type StoreWrite,
+  searchDocumentId,
+  toSearchDocument,
+  type VersionStore,
+} from '#law/ports.ts';
 import { isCalendarDate, localMidnight } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
 import { contentHash, normalizeText, sha256Hex } from '#shared/hash.ts';
@@ -34,8 +51,7 @@ function scopeId(scope: EditionScope): string {
   return scope.kind === 'prefix' ? `prefix:${scope.prefix}` : `keys:${sha256Hex([...scope.keys].sort().join('\n')).slice(0, 16)}`;
 }
 
-export const editionIdOf = (collection: string, date: string, scope: EditionScope): string =>
-  `${collection}@${date}#${scopeId(scope)}`;
+export const editionIdOf = (collection: string, date: string, scope: EditionScope): string => `${collection}@${date}#${scopeId(scope)}`;
 
 const inScope = (scope: EditionScope, key: string): boolean =>
   scope.kind === 'prefix' ? key.startsWith(scope.prefix) : scope.keys.includes(key);
@@ -74,17 +90,26 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   let batch: SourceDocument[] = [];
   for await (const raw of checked.documents) {
     const doc = checkedDocument(collection, source, raw);
-    if (seen.has(doc.key) || !checked.keys.has(doc.key)) throw new Error(`${source.source}: the documents changed between two readings (${doc.key})`);
+    if (seen.has(doc.key) || !checked.keys.has(doc.key))
+      throw new Error(`${source.source}: the documents changed between two readings (${doc.key})`);
     seen.add(doc.key);
     batch.push(doc);
     if (batch.length >= BATCH) {
-      await writer.apply(batch.map((d) => d.key), new Map(batch.map((d) => [d.key, d])));
+      await writer.apply(
+        batch.map((d) => d.key),
+        new Map(batch.map((d) => [d.key, d])),
+      );
       batch = [];
     }
   }
-  if (batch.length) await writer.apply(batch.map((d) => d.key), new Map(batch.map((d) => [d.key, d])));
+  if (batch.length)
+    await writer.apply(
+      batch.map((d) => d.key),
+      new Map(batch.map((d) => [d.key, d])),
+    );
 
-  if (seen.size !== checked.keys.size) throw new Error(`${source.source}: the documents changed between two readings (${checked.keys.size} then ${seen.size})`);
+  if (seen.size !== checked.keys.size)
+    throw new Error(`${source.source}: the documents changed between two readings (${checked.keys.size} then ${seen.size})`);
 
   // Keys the edition speaks for but does not show: their versions end here.
   const absent = await absentKeys(deps.versions, collection, source.scope, seen);
@@ -100,7 +125,10 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
  * what to read for the writes: the source again when it can be iterated again (the connectors re-read their files,
  * holding one section at a time), or the documents kept here when it is a one-shot iterator.
  */
-async function checkEdition(collection: Collection, source: SourceEdition): Promise<{ keys: Set<string>; documents: SourceEdition['documents'] }> {
+async function checkEdition(
+  collection: Collection,
+  source: SourceEdition,
+): Promise<{ keys: Set<string>; documents: SourceEdition['documents'] }> {
   const oneShot = typeof (source.documents as { next?: unknown }).next === 'function';
   const keys = new Set<string>();
   const kept: SourceDocument[] = [];
@@ -231,7 +259,12 @@ class KeyWriter {
     this.counts[w.kind]++;
     if (w.kind === 'delete') return { kind: 'delete', ref: plan.ref, validFrom: localMidnight(w.from, tz) };
     if (w.kind === 'setValidTo') {
-      return { kind: 'setValidTo', ref: plan.ref, validFrom: localMidnight(w.from, tz), validTo: w.to ? localMidnight(w.to, tz) : OPEN_END };
+      return {
+        kind: 'setValidTo',
+        ref: plan.ref,
+        validFrom: localMidnight(w.from, tz),
+        validTo: w.to ? localMidnight(w.to, tz) : OPEN_END,
+      };
     }
     return { kind: 'put', version: await this.versionFor(plan, w.span, w.copyFrom) };
   }
@@ -243,7 +276,14 @@ class KeyWriter {
     let texts: Pick<SectionVersion, 'catchline' | 'bodyText' | 'historyNote' | 'status' | 'note'> & { parts: Record<string, string> };
     if (copyFrom === null) {
       const doc = plan.doc!;
-      texts = { catchline: doc.catchline, bodyText: doc.bodyText, historyNote: doc.historyNote, status: doc.status, note: doc.note ?? null, parts: doc.parts };
+      texts = {
+        catchline: doc.catchline,
+        bodyText: doc.bodyText,
+        historyNote: doc.historyNote,
+        status: doc.status,
+        note: doc.note ?? null,
+        parts: doc.parts,
+      };
     } else {
       const source = await this.storedText(plan.ref, span, copyFrom);
       texts = { ...source, parts: source.citation.parts };
@@ -281,7 +321,9 @@ class KeyWriter {
       const stored = await this.deps.versions.getVersion(ref, localMidnight(from, tz));
       if (stored && identityOf(stored) === span.identity) return stored;
     }
-    throw new Error(`no stored version of ${ref.key} holds the text of the run starting ${span.from} (expected at ${copyFrom}): run \`asof audit\``);
+    throw new Error(
+      `no stored version of ${ref.key} holds the text of the run starting ${span.from} (expected at ${copyFrom}): run \`asof audit\``,
+    );
   }
 
   private async mirrorToSearch(writes: StoreWrite[]): Promise<void> {
@@ -299,7 +341,11 @@ class KeyWriter {
     const first = spans[0];
     const last = spans.at(-1);
     const lastEdition = last ? this.editions.get(last.editionId) : undefined;
-    const retrieved = spans.map((s) => this.editions.get(s.editionId)?.retrievedAt ?? '').sort().at(-1) || null;
+    const retrieved =
+      spans
+        .map((s) => this.editions.get(s.editionId)?.retrievedAt ?? '')
+        .sort()
+        .at(-1) || null;
     return {
       versions: spans.length,
       firstValidFrom: first ? localMidnight(first.from, this.collection.timeZone) : null,

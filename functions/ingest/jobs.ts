@@ -3,7 +3,7 @@ import type { TemporalBasis } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { readDcManifest } from './dc-code.ts';
-import { ingestEdition, type IngestReport } from './engine.ts';
+import { type IngestReport, ingestEdition } from './engine.ts';
 import { readRuleSet } from './rules.ts';
 import type { SourceEdition } from './source.ts';
 import { readUslmTitle } from './uslm.ts';
@@ -63,7 +63,11 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
  * Run an ingest under the store-wide ingest lease (one at a time, whoever starts it), edition by edition in date
  * order, then mark coverage for refresh. An edition that fails stops the run; re-running completes it.
  */
-export async function runIngest(deps: IngestJobDeps, req: IngestRequest, log: (line: string) => void = () => undefined): Promise<IngestReport[]> {
+export async function runIngest(
+  deps: IngestJobDeps,
+  req: IngestRequest,
+  log: (line: string) => void = () => undefined,
+): Promise<IngestReport[]> {
   const owner = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const until = () => new Date(deps.now().getTime() + LEASE_SECONDS * 1000).toISOString();
   if (!(await deps.ops.acquireLease(LEASE, owner, until(), deps.now().toISOString()))) {

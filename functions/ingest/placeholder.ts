@@ -9,7 +9,6 @@ const PLACEHOLDER_BODY_MAX = 300;
 export function placeholderStatus(catchline: string, bodyText: string): SectionStatus {
   const body = bodyText.trim();
   const match =
-    PLACEHOLDER.exec(catchline.trim()) ??
-    (body.length <= PLACEHOLDER_BODY_MAX && !body.includes('\n') ? PLACEHOLDER.exec(body) : null);
+    PLACEHOLDER.exec(catchline.trim()) ?? (body.length <= PLACEHOLDER_BODY_MAX && !body.includes('\n') ? PLACEHOLDER.exec(body) : null);
   return match ? (match[1]!.toLowerCase() as SectionStatus) : 'active';
 }

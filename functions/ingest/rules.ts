@@ -3,8 +3,8 @@ import { basename, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TemporalBasis } from '#law/model.ts';
 import { normalizeText } from '#shared/hash.ts';
-import type { SourceDocument, SourceEdition } from './source.ts';
 import { placeholderStatus } from './placeholder.ts';
+import type { SourceDocument, SourceEdition } from './source.ts';
 
 /** Court rules published as one Markdown file per rule (FRAP, Supreme Court Rules, North Dakota appellate rules). */
 
@@ -95,7 +95,13 @@ export async function readRuleSet(set: RuleSetId, paths: string[], overrides: Ru
   const rules = await Promise.all(files.map((file) => readRuleFile(set, defaults, file)));
   rules.sort((a, b) => compareRuleNumbers(a.rule, b.rule));
   const twin = rules.find((r, i) => i > 0 && rules[i - 1]!.rule === r.rule);
-  if (twin) throw new Error(`${set}: rule ${twin.rule} is given twice (${rules.filter((r) => r.rule === twin.rule).map((r) => r.file).join(', ')})`);
+  if (twin)
+    throw new Error(
+      `${set}: rule ${twin.rule} is given twice (${rules
+        .filter((r) => r.rule === twin.rule)
+        .map((r) => r.file)
+        .join(', ')})`,
+    );
   if (rules.length === 0) throw new Error(`${set}: no rule files in ${paths.join(', ')}`);
 
   if (defaults.date === null && !overrides.retrievedAt) {
@@ -130,7 +136,10 @@ export async function readRuleSet(set: RuleSetId, paths: string[], overrides: Ru
         label: overrides.label ?? defaults.label(date),
         temporalBasis: overrides.temporalBasis ?? defaults.temporalBasis,
         // A keys scope leaves the effective-dated rules alone: this edition does not speak for them.
-        scope: defaults.scope === 'prefix' ? { kind: 'prefix', prefix: `${defaults.keyPrefix}-` } : { kind: 'keys', keys: rest.map((r) => r.doc.key) },
+        scope:
+          defaults.scope === 'prefix'
+            ? { kind: 'prefix', prefix: `${defaults.keyPrefix}-` }
+            : { kind: 'keys', keys: rest.map((r) => r.doc.key) },
       }),
     );
   }
@@ -237,7 +246,20 @@ function inlineText(text: string): string {
 
 // ---- Supreme Court amendment notes ----------------------------------------------------------------------------------
 
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const DATE = String.raw`([A-Za-z]+) (\d{1,2})(?:st|nd|rd|th)?, (\d{4})`;
 const TAKES_EFFECT = new RegExp(`to take effect on ${DATE}`, 'i');
 const ON = new RegExp(`\\bon ${DATE}`, 'i');

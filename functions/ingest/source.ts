@@ -1,5 +1,5 @@
-import type { EditionScope } from '#law/ports.ts';
 import type { SectionStatus, TemporalBasis } from '#law/model.ts';
+import type { EditionScope } from '#law/ports.ts';
 
 /** One section as one edition of a source shows it, already reduced to the text we store. */
 export interface SourceDocument {

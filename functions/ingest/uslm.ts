@@ -56,7 +56,9 @@ async function readMeta(file: string): Promise<TitleMeta> {
     if (!rootChecked) {
       rootChecked = true;
       if (tag.local !== 'uscDoc' || tag.uri !== USLM_NS) {
-        throw new Error(`${file}: not a USLM title (root element <${tag.name}> in namespace '${tag.uri}', expected <uscDoc> in ${USLM_NS})`);
+        throw new Error(
+          `${file}: not a USLM title (root element <${tag.name}> in namespace '${tag.uri}', expected <uscDoc> in ${USLM_NS})`,
+        );
       }
       rootIdentifier = attr(tag, 'identifier');
       return;
@@ -81,7 +83,9 @@ async function readMeta(file: string): Promise<TitleMeta> {
   const publicationName = found.docPublicationName?.trim();
   const created = /^\d{4}-\d{2}-\d{2}/.exec(found.created?.trim() ?? '')?.[0];
   if (!title || !publicationName || !created) {
-    throw new Error(`${file}: USLM <meta> lacks ${[!title && 'docNumber', !publicationName && 'docPublicationName', !created && 'dcterms:created'].filter(Boolean).join(', ')}`);
+    throw new Error(
+      `${file}: USLM <meta> lacks ${[!title && 'docNumber', !publicationName && 'docPublicationName', !created && 'dcterms:created'].filter(Boolean).join(', ')}`,
+    );
   }
   return { title, publicationName, created };
 }
@@ -103,14 +107,46 @@ async function feed(file: string, parser: SaxesParser<{ xmlns: true; fileName: s
 // ---- sections -----------------------------------------------------------------------------------------------------
 
 const HIERARCHY: ReadonlySet<string> = new Set([
-  'uscDoc', 'main', 'title', 'subtitle', 'chapter', 'subchapter', 'part', 'subpart', 'division', 'subdivision', 'article', 'subarticle',
+  'uscDoc',
+  'main',
+  'title',
+  'subtitle',
+  'chapter',
+  'subchapter',
+  'part',
+  'subpart',
+  'division',
+  'subdivision',
+  'article',
+  'subarticle',
 ]);
 /** Editorial apparatus, not the section's enacted text. */
 const APPARATUS: ReadonlySet<string> = new Set(['notes', 'note', 'toc', 'sourceCredit']);
 const LEVELS: ReadonlySet<string> = new Set([
-  'subsection', 'paragraph', 'subparagraph', 'clause', 'subclause', 'item', 'subitem', 'subsubitem', 'level',
+  'subsection',
+  'paragraph',
+  'subparagraph',
+  'clause',
+  'subclause',
+  'item',
+  'subitem',
+  'subsubitem',
+  'level',
 ]);
-const BLOCKS: ReadonlySet<string> = new Set([...LEVELS, 'chapeau', 'content', 'continuation', 'proviso', 'p', 'table', 'tr', 'br', 'layout', 'header', 'row']);
+const BLOCKS: ReadonlySet<string> = new Set([
+  ...LEVELS,
+  'chapeau',
+  'content',
+  'continuation',
+  'proviso',
+  'p',
+  'table',
+  'tr',
+  'br',
+  'layout',
+  'header',
+  'row',
+]);
 const CELLS: ReadonlySet<string> = new Set(['td', 'th', 'column']);
 
 async function* readSections(file: string, title: string): AsyncGenerator<SourceDocument> {
@@ -248,9 +284,10 @@ class SectionBuilder {
   build(): SourceDocument {
     const catchline = squash(this.catchline);
     const bodyText = normalizeText(this.body.toText());
-    const status = this.statusAttribute && STATUS_ATTRIBUTES.has(this.statusAttribute)
-      ? (this.statusAttribute as SectionStatus)
-      : placeholderStatus(catchline, bodyText);
+    const status =
+      this.statusAttribute && STATUS_ATTRIBUTES.has(this.statusAttribute)
+        ? (this.statusAttribute as SectionStatus)
+        : placeholderStatus(catchline, bodyText);
     return {
       key: this.key,
       catchline,

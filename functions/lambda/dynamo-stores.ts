@@ -4,7 +4,7 @@ import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
 import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { TABLE_ENV, regionOf, type LambdaEnv } from './env.ts';
+import { type LambdaEnv, regionOf, TABLE_ENV } from './env.ts';
 
 /** The DynamoDB-backed stores of the tables bound to this function (null for a table it was not given). */
 export function dynamoStores(env: LambdaEnv) {

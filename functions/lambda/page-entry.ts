@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Page, PageServices } from '#http/pages/page.ts';
 import { textResponse } from '#http/respond.ts';
+import { dynamoStores } from './dynamo-stores.ts';
 import type { LambdaEnv } from './env.ts';
 import { countAnswer, powertools } from './powertools.ts';
-import { dynamoStores } from './dynamo-stores.ts';
 
 /** The versions table from the function's environment (null when none is bound: the page answers 404) and the clock. */
 export function pageServices(env: LambdaEnv = process.env): PageServices {
@@ -48,7 +48,9 @@ export function pageLambda(page: Page, services: PageServices = pageServices()) 
       result = await page.render({ params: decodedParams(event), query: queryOf(event), services });
     } catch (err) {
       logger.error('page failed', { error: err as Error, page: page.id });
-      result = textResponse(500, 'The page could not be shown; try again shortly.', 'text/plain; charset=utf-8', { 'cache-control': 'no-store' });
+      result = textResponse(500, 'The page could not be shown; try again shortly.', 'text/plain; charset=utf-8', {
+        'cache-control': 'no-store',
+      });
     }
     countAnswer(metrics, result.statusCode);
     return result;

@@ -24,5 +24,9 @@ export function powertools(dimensions: Record<string, string>, persistentLogKeys
 
 /** Counts one HTTP answer of a route or page function by its status class (the route alarms and graphs read these). */
 export function countAnswer(metrics: Metrics, statusCode: number): void {
-  metrics.addMetric(statusCode >= 500 ? ANSWER_METRIC.serverError : statusCode >= 400 ? ANSWER_METRIC.clientError : ANSWER_METRIC.success, MetricUnit.Count, 1);
+  metrics.addMetric(
+    statusCode >= 500 ? ANSWER_METRIC.serverError : statusCode >= 400 ? ANSWER_METRIC.clientError : ANSWER_METRIC.success,
+    MetricUnit.Count,
+    1,
+  );
 }

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { createRouteHandler } from '#http/handler.ts';
 import type { Route } from '#http/route.ts';
 import { countAnswer, powertools } from './powertools.ts';
-import { lambdaServices, type LambdaAdapters } from './services.ts';
+import { type LambdaAdapters, lambdaServices } from './services.ts';
 
 /**
  * A route as a Lambda function: the same middleware chain as the local server (createRouteHandler), wrapped in the

@@ -6,11 +6,11 @@ import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { RouteStore } from '#http/route.ts';
 import type { SearchIndex } from '#law/ports.ts';
 import { CoverageService } from '#ops/coverage.ts';
-import { NO_FALLBACK, type FallbackConfig, type Services } from '#runtime/services.ts';
-import { CachingFormatStore } from '#stores/cache/format-store.ts';
+import { type FallbackConfig, NO_FALLBACK, type Services } from '#runtime/services.ts';
 import { TimeWindowStamps } from '#stores/cache/change-stamps.ts';
+import { CachingFormatStore } from '#stores/cache/format-store.ts';
 import { dynamoStores } from './dynamo-stores.ts';
-import { ENV, TABLE_ENV, required, type LambdaEnv } from './env.ts';
+import { ENV, type LambdaEnv, required, TABLE_ENV } from './env.ts';
 
 /**
  * The adapters a function's entry brings for the stores outside DynamoDB. They are passed in, not imported here, so
@@ -41,13 +41,16 @@ export function lambdaServices(
   logger = new Logger({ serviceName: 'asof' }),
 ): LambdaServices {
   for (const store of ['search', 'caselaw', 'fallback'] as const) {
-    if (route.stores.includes(store) && !adapters[store]) throw new Error(`route ${route.id} uses ${store}, but its entry brings no adapter for it`);
+    if (route.stores.includes(store) && !adapters[store])
+      throw new Error(`route ${route.id} uses ${store}, but its entry brings no adapter for it`);
   }
   const uses = (store: RouteStore) => route.stores.includes(store);
   const stores = dynamoStores(env);
   const meters = stores.meters;
   if (!meters) throw new Error(`${TABLE_ENV.meters} is not set in the function's environment`);
-  const usageLog = new UsageLog(meters, { onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }) });
+  const usageLog = new UsageLog(meters, {
+    onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }),
+  });
   const now = () => new Date();
   const versions = uses('versions') ? stores.versions : null;
   const ops = uses('ops') ? stores.ops : null;
@@ -67,7 +70,13 @@ export function lambdaServices(
     accounts: stores.accounts,
     // The coverage refresh is the scheduled job's: a function frozen after its response cannot run one behind it.
     coverage: versions && ops ? new CoverageService({ versions, ops, now, refreshBehind: () => undefined }) : null,
-    meter: createMeter({ store: meters, plans: new PlanBook(), usage: usageLog, now, onRefundError: (err, attempt) => logger.warn('refund failed, will retry', { error: err, attempt }) }),
+    meter: createMeter({
+      store: meters,
+      plans: new PlanBook(),
+      usage: usageLog,
+      now,
+      onRefundError: (err, attempt) => logger.warn('refund failed, will retry', { error: err, attempt }),
+    }),
     meterStore: meters,
     usageLog,
     // The per-token edge limit is the stage's WAF rate rule, in front of API Gateway.

@@ -54,7 +54,9 @@ const usc: Collection = {
   sourceSystem: 'OLRC United States Code (USLM XML release points)',
   ownsKey: (key) => USC_KEY.test(key),
   normalizeKey: (raw) => {
-    const k = squash(raw).toLowerCase().replace(/\s*-\s*/, '-');
+    const k = squash(raw)
+      .toLowerCase()
+      .replace(/\s*-\s*/, '-');
     return USC_KEY.test(k) ? k : null;
   },
   parsePrinted: printed(
@@ -165,7 +167,11 @@ const frap = ruleSet({
   sourceSystem: 'Federal Rules of Appellate Procedure (Judicial Conference of the United States)',
   display: (n) => `Fed. R. App. P. ${n}`,
   printed: [
-    new RegExp(String.raw`^(?:Fed\.?\s?R\.?\s?App\.?\s?P(?:roc)?\.?|F\.?\s?R\.?\s?A\.?\s?P\.?|Federal\s+Rules?\s+of\s+Appellate\s+Procedure)(?:\s+Rule)?` + RULE_TAIL, 'i'),
+    new RegExp(
+      String.raw`^(?:Fed\.?\s?R\.?\s?App\.?\s?P(?:roc)?\.?|F\.?\s?R\.?\s?A\.?\s?P\.?|Federal\s+Rules?\s+of\s+Appellate\s+Procedure)(?:\s+Rule)?` +
+        RULE_TAIL,
+      'i',
+    ),
   ],
   sourceUrl: () => 'https://www.uscourts.gov/rules-policies/current-rules-practice-procedure/federal-rules-appellate-procedure',
 });
@@ -182,7 +188,11 @@ const supCt = ruleSet({
   display: (n) => `Sup. Ct. R. ${n}`,
   decimalIsParagraph: true,
   printed: [
-    new RegExp(String.raw`^(?:Sup\.?\s?Ct\.?\s?R(?:ule)?\.?|S\.?\s?Ct\.?\s?R(?:ule)?\.?|Supreme\s+Court\s+Rules?|Rules?\s+of\s+the\s+Supreme\s+Court(?:\s+of\s+the\s+United\s+States)?)` + RULE_TAIL, 'i'),
+    new RegExp(
+      String.raw`^(?:Sup\.?\s?Ct\.?\s?R(?:ule)?\.?|S\.?\s?Ct\.?\s?R(?:ule)?\.?|Supreme\s+Court\s+Rules?|Rules?\s+of\s+the\s+Supreme\s+Court(?:\s+of\s+the\s+United\s+States)?)` +
+        RULE_TAIL,
+      'i',
+    ),
   ],
   sourceUrl: () => 'https://www.supremecourt.gov/filingandrules/rules_guidance.aspx',
 });
@@ -198,7 +208,10 @@ const ndrappp = ruleSet({
   sourceSystem: 'North Dakota Supreme Court (ndcourts.gov)',
   display: (n) => `N.D.R.App.P. ${n}`,
   printed: [
-    new RegExp(String.raw`^(?:N\.?\s?D\.?\s?R\.?\s?App\.?\s?P\.?|North\s+Dakota\s+Rules?\s+of\s+Appellate\s+Procedure)(?:\s+Rule)?` + RULE_TAIL, 'i'),
+    new RegExp(
+      String.raw`^(?:N\.?\s?D\.?\s?R\.?\s?App\.?\s?P\.?|North\s+Dakota\s+Rules?\s+of\s+Appellate\s+Procedure)(?:\s+Rule)?` + RULE_TAIL,
+      'i',
+    ),
   ],
   sourceUrl: (n) => `https://www.ndcourts.gov/legal-resources/rules/ndrappp/${n}`,
 });

@@ -30,8 +30,7 @@ export function withObservation(observations: readonly Observation[], obs: Obser
 }
 
 export const sameObservations = (a: readonly Observation[], b: readonly Observation[]): boolean =>
-  a.length === b.length &&
-  a.every((o, i) => o.date === b[i]!.date && o.identity === b[i]!.identity && o.editionId === b[i]!.editionId);
+  a.length === b.length && a.every((o, i) => o.date === b[i]!.date && o.identity === b[i]!.identity && o.editionId === b[i]!.editionId);
 
 /** The versions a sorted observation list implies. */
 export function deriveSpans(observations: readonly Observation[]): Span[] {

@@ -1,9 +1,9 @@
+import { localDateOf } from '#shared/dates.ts';
+import { AppError } from '#shared/errors.ts';
 import { collectionsOf } from './collections.ts';
 import { type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from './model.ts';
 import type { VersionStore } from './ports.ts';
 import { resolveCitation } from './resolve-citation.ts';
-import { localDateOf } from '#shared/dates.ts';
-import { AppError } from '#shared/errors.ts';
 
 export interface LookupParams {
   jurisdiction: string;
@@ -59,7 +59,11 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   const sameCollection = similar.filter((s) => collection.ownsKey(s.citation));
   if (sameCollection.length === 0) {
     // Keys sort by collection, so a carried collection always has neighbours of its own.
-    throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file: ${collection.name} is not a carried collection. See /law/coverage for what is.`, { didYouMean: [] });
+    throw new AppError(
+      'no_edition_on_file',
+      `No version of ${collection.display(key)} is on file: ${collection.name} is not a carried collection. See /law/coverage for what is.`,
+      { didYouMean: [] },
+    );
   }
   throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file.`, { didYouMean: sameCollection });
 }

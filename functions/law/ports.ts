@@ -128,8 +128,7 @@ export interface SearchIndex {
   ping(): Promise<void>;
 }
 
-export const searchDocumentId = (ref: SectionRef, validFrom: string): string =>
-  `${ref.jurisdiction}#${ref.corpus}#${ref.key}#${validFrom}`;
+export const searchDocumentId = (ref: SectionRef, validFrom: string): string => `${ref.jurisdiction}#${ref.corpus}#${ref.key}#${validFrom}`;
 
 export function toSearchDocument(v: SectionVersion): SearchDocument {
   return {

@@ -1,4 +1,4 @@
-import { COLLECTIONS, collectionsOf, type Collection } from './collections.ts';
+import { COLLECTIONS, type Collection, collectionsOf } from './collections.ts';
 import type { Corpus } from './model.ts';
 
 export type CitationResolution =

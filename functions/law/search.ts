@@ -1,6 +1,6 @@
+import { AppError } from '#shared/errors.ts';
 import type { Corpus } from './model.ts';
 import type { SearchHit, SearchIndex, VersionStore } from './ports.ts';
-import { AppError } from '#shared/errors.ts';
 
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
@@ -18,7 +18,14 @@ export interface SearchParams {
 /** `all` or absent → every jurisdiction (null); otherwise the distinct lowercase codes of the list. */
 export function parseJurisdictions(raw: string | undefined): string[] | null {
   if (raw === undefined) return null;
-  const codes = [...new Set(raw.split(',').map((j) => j.trim().toLowerCase()).filter(Boolean))];
+  const codes = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((j) => j.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
   if (codes.length === 0 || codes.includes('all')) return null;
   return codes;
 }
@@ -32,7 +39,10 @@ export async function searchLaw(index: SearchIndex, store: VersionStore, params:
   const isSingle = jurisdictions?.length === 1 && !params.jurisdiction!.includes(',');
   if (isSingle && !(await store.carries(jurisdictions[0]!, params.corpus))) {
     const what = params.corpus ? `the ${params.corpus} corpus` : 'any corpus';
-    throw new AppError('not_carried', `Nothing of ${what} is carried for jurisdiction '${jurisdictions[0]}'. See /law/coverage for what is.`);
+    throw new AppError(
+      'not_carried',
+      `Nothing of ${what} is carried for jurisdiction '${jurisdictions[0]}'. See /law/coverage for what is.`,
+    );
   }
   return index.search({
     q: params.q,

@@ -90,7 +90,8 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     }
     if (localDateOf(v.validTo) <= localDateOf(v.validFrom)) flag(s, 'interval-validity', id);
     if (v.provenance.contentHash !== contentHash(v.bodyText)) flag(s, 'content-hash', id);
-    if (v.status === 'active' && v.bodyText.length > 0 && v.bodyText.length < STUB_CHARS) flag(s, 'size-outliers', `${id} (${v.bodyText.length} chars)`);
+    if (v.status === 'active' && v.bodyText.length > 0 && v.bodyText.length < STUB_CHARS)
+      flag(s, 'size-outliers', `${id} (${v.bodyText.length} chars)`);
     const p = v.provenance;
     if (!p.sourceUrl || !p.retrievedAt || !p.versionLabel || !p.sourceSystem) flag(s, 'provenance-complete', id);
 
@@ -112,7 +113,10 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   for await (const h of deps.versions.scanHistories()) {
     const keyId = `${h.jurisdiction}#${h.corpus}#${h.key}`;
     explainedGaps.set(keyId, new Set(h.observations.filter((o) => o.identity === null).map((o) => o.date)));
-    derived.set(keyId, deriveSpans(h.observations).map((sp) => ({ from: sp.from, to: sp.to ?? '9999-12-31' })));
+    derived.set(
+      keyId,
+      deriveSpans(h.observations).map((sp) => ({ from: sp.from, to: sp.to ?? '9999-12-31' })),
+    );
   }
 
   for (const [keyId, { scope, list }] of intervals) {
@@ -122,7 +126,8 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
       const prev = list[i - 1]!;
       const cur = list[i]!;
       if (cur.from < prev.to) flag(scope, 'no-overlaps', `${key} ${prev.from}–${prev.to} overlaps ${cur.from}`);
-      else if (cur.from > prev.to && !explainedGaps.get(keyId)?.has(prev.to)) flag(scope, 'gaps-explained', `${key} ${prev.to}–${cur.from}`);
+      else if (cur.from > prev.to && !explainedGaps.get(keyId)?.has(prev.to))
+        flag(scope, 'gaps-explained', `${key} ${prev.to}–${cur.from}`);
     }
     const expected = derived.get(keyId);
     const same = expected && expected.length === list.length && expected.every((e, i) => e.from === list[i]!.from && e.to === list[i]!.to);
@@ -137,7 +142,19 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   }
 
   const indexed = await deps.search.count();
-  const searchFinding = indexed === versionCount ? null : finding('search', 'search-index-in-sync', 'warn', `search index holds ${indexed} documents for ${versionCount} versions; run \`asof reindex\``, versionCount, [], 0, 0);
+  const searchFinding =
+    indexed === versionCount
+      ? null
+      : finding(
+          'search',
+          'search-index-in-sync',
+          'warn',
+          `search index holds ${indexed} documents for ${versionCount} versions; run \`asof reindex\``,
+          versionCount,
+          [],
+          0,
+          0,
+        );
 
   const findingsOf = (s: ScopeStats): AuditFinding[] =>
     CHECKS.flatMap((check) => {
@@ -175,7 +192,16 @@ function mismatch(stored: readonly Interval[], implied: readonly Interval[]): st
   return `stored ${stored.length} versions, history implies ${implied.length}; first difference: stored ${show(stored[i])}, history ${show(implied[i])}`;
 }
 
-function finding(scope: string, check: CheckName, status: CheckStatus, detail: string, rows: number, chars: number[], unexplainedEmpty: number, misattributed: number): AuditFinding {
+function finding(
+  scope: string,
+  check: CheckName,
+  status: CheckStatus,
+  detail: string,
+  rows: number,
+  chars: number[],
+  unexplainedEmpty: number,
+  misattributed: number,
+): AuditFinding {
   return {
     scope,
     check_name: check,

@@ -61,7 +61,9 @@ export async function computeCoverage(versions: VersionStore): Promise<CoverageR
       lastRetrievedAt: t.retrieved ?? latest.retrievedAt,
     });
   }
-  return records.sort((a, b) => a.jurisdiction.localeCompare(b.jurisdiction) || a.corpus.localeCompare(b.corpus) || a.name.localeCompare(b.name));
+  return records.sort(
+    (a, b) => a.jurisdiction.localeCompare(b.jurisdiction) || a.corpus.localeCompare(b.corpus) || a.name.localeCompare(b.name),
+  );
 }
 
 /** Serves coverage from its cache, refreshing behind the response; remembers the last good matrix through an outage. */
@@ -85,14 +87,26 @@ export class CoverageService {
     const attemptAt = this.deps.now().toISOString();
     try {
       const records = await computeCoverage(this.deps.versions);
-      const cache: CoverageCache = { records, generatedAt: attemptAt, refreshFailures: 0, lastError: null, lastAttemptAt: attemptAt, dirtySince: null };
+      const cache: CoverageCache = {
+        records,
+        generatedAt: attemptAt,
+        refreshFailures: 0,
+        lastError: null,
+        lastAttemptAt: attemptAt,
+        dirtySince: null,
+      };
       await this.deps.ops.putCoverage(cache, attemptAt);
       this.lastKnown = cache;
       return cache;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (this.lastKnown) {
-        this.lastKnown = { ...this.lastKnown, refreshFailures: this.lastKnown.refreshFailures + 1, lastError: message, lastAttemptAt: attemptAt };
+        this.lastKnown = {
+          ...this.lastKnown,
+          refreshFailures: this.lastKnown.refreshFailures + 1,
+          lastError: message,
+          lastAttemptAt: attemptAt,
+        };
         await this.deps.ops.putCoverage(this.lastKnown, attemptAt).catch(() => undefined);
       }
       throw err;
@@ -140,7 +154,8 @@ export class CoverageService {
 
     const ageSeconds = Math.max(0, Math.floor((now.getTime() - Date.parse(cache.generatedAt)) / 1000));
     if (ageSeconds > COVERAGE_REFRESH_AFTER_SECONDS || cache.dirtySince || unreachable) this.scheduleRefresh(now);
-    const isStale = ageSeconds > COVERAGE_STALE_AFTER_SECONDS || cache.refreshFailures > 0 || cache.dirtySince !== null || unreachable !== null;
+    const isStale =
+      ageSeconds > COVERAGE_STALE_AFTER_SECONDS || cache.refreshFailures > 0 || cache.dirtySince !== null || unreachable !== null;
     const coverage = cache.records.filter(
       (r) => (!filter.jurisdiction || r.jurisdiction === filter.jurisdiction) && (!filter.corpus || r.corpus === filter.corpus),
     );
@@ -152,7 +167,10 @@ export class CoverageService {
         stale: {
           ageSeconds,
           refreshFailures: cache.refreshFailures,
-          lastError: unreachable ?? cache.lastError ?? (cache.dirtySince ? `the store changed at ${cache.dirtySince} (ingest); refresh pending` : null),
+          lastError:
+            unreachable ??
+            cache.lastError ??
+            (cache.dirtySince ? `the store changed at ${cache.dirtySince} (ingest); refresh pending` : null),
         },
       }),
     };

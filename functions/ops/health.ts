@@ -52,7 +52,11 @@ export async function probeCorpus(deps: HealthDeps, options: { force?: boolean }
     const carried = await anyCarried(deps.versions);
     verdict = { checkedAt: now.toISOString(), reachable: carried, detail: carried ? 'ok' : 'empty_corpus' };
   } catch (err) {
-    verdict = { checkedAt: now.toISOString(), reachable: false, detail: err instanceof StoreUnavailableError ? `${err.store}_unreachable` : 'probe_failed' };
+    verdict = {
+      checkedAt: now.toISOString(),
+      reachable: false,
+      detail: err instanceof StoreUnavailableError ? `${err.store}_unreachable` : 'probe_failed',
+    };
   }
   await deps.ops.putHealthVerdict(verdict).catch(() => undefined);
   return verdict;

@@ -15,7 +15,12 @@ export async function readQuality(ops: OpsStore, params: { jurisdiction?: string
   const latest = await ops.latestAuditRun(jurisdiction);
   const history = params.history ? { history: await ops.auditHistory(jurisdiction, HISTORY_RUNS) } : {};
   if (!latest) {
-    return { run: null, findings: [], note: `No audit has been recorded for '${jurisdiction}' yet; audits run on a schedule and with \`asof audit\`.`, ...history };
+    return {
+      run: null,
+      findings: [],
+      note: `No audit has been recorded for '${jurisdiction}' yet; audits run on a schedule and with \`asof audit\`.`,
+      ...history,
+    };
   }
   const { run, findings } = latest;
   return {

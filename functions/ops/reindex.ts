@@ -1,9 +1,12 @@
-import { toSearchDocument, type SearchDocument, type SearchIndex, type VersionStore } from '#law/ports.ts';
+import { type SearchDocument, type SearchIndex, toSearchDocument, type VersionStore } from '#law/ports.ts';
 
 const CHUNK = 100;
 
 /** Re-send every stored version to the search index (idempotent upserts): repairs an index an interrupted ingest left behind. */
-export async function reindex(deps: { versions: VersionStore; search: SearchIndex }, log: (line: string) => void = () => undefined): Promise<{ documents: number }> {
+export async function reindex(
+  deps: { versions: VersionStore; search: SearchIndex },
+  log: (line: string) => void = () => undefined,
+): Promise<{ documents: number }> {
   let chunk: SearchDocument[] = [];
   let documents = 0;
   for await (const v of deps.versions.scanVersions()) {

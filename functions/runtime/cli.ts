@@ -1,21 +1,21 @@
-import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
-import { NO_FALLBACK, type FallbackConfig } from './services.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { issueKey } from '#accounts/issue-key.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, ApiKeyRecord, GatewayKeys, MeterStore } from '#accounts/ports.ts';
 import { revokeKey } from '#accounts/revoke-key.ts';
-import { usageReport, type UsageReport } from '#accounts/usage-report.ts';
+import { type UsageReport, usageReport } from '#accounts/usage-report.ts';
+import type { RecordCheck } from '#formats/registry.ts';
 import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
+import { type IngestRequest, type RuleSetId, ruleSetOf } from '#ingest/jobs.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
-import { ruleSetOf, type IngestRequest, type RuleSetId } from '#ingest/jobs.ts';
-import type { RecordCheck } from '#formats/registry.ts';
+import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
-import { ADMIN_JOBS, openAccountStore, openLocalStores, serveLocal, type AdminJobName } from './local-runtime.ts';
+import { ADMIN_JOBS, type AdminJobName, openAccountStore, openLocalStores, serveLocal } from './local-runtime.ts';
+import { type FallbackConfig, NO_FALLBACK } from './services.ts';
 import type { StageTarget } from './stage-accounts.ts';
 
 export interface CliIo {
@@ -55,7 +55,12 @@ class UsageError extends Error {}
 const abs = (cwd: string, p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
 
 /** Runs one command; returns the process exit code. `stages`: the deployed stages `--stage` may name. */
-export async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readonly<Record<string, StageTarget>> = {}): Promise<number> {
+export async function runCli(
+  args: string[],
+  flags: CliFlags,
+  io: CliIo,
+  stages: Readonly<Record<string, StageTarget>> = {},
+): Promise<number> {
   const [command, sub, ...rest] = args;
   const dataDir = resolveDataDir(flags['data-dir'] ? abs(flags.cwd, flags['data-dir']) : undefined);
   try {
@@ -107,7 +112,15 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
   if (running) throw new Error(`a server (pid ${running.pid}) is already serving ${dataDir} at ${running.apiUrl}`);
   const cache = !(flags['no-cache'] || process.env.ASOF_CACHE === 'off');
   const meter = !flags['no-meter'];
-  const server = await serveLocal({ dataDir, port, host: flags.host ?? '127.0.0.1', log: io.out, cache, meter, fallback: fallbackFromEnv(process.env) });
+  const server = await serveLocal({
+    dataDir,
+    port,
+    host: flags.host ?? '127.0.0.1',
+    log: io.out,
+    cache,
+    meter,
+    fallback: fallbackFromEnv(process.env),
+  });
   if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
   await new Promise<void>((done) => {
     const stop = () => {
@@ -124,9 +137,15 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
   if (!paths.length) throw new UsageError(`ingest ${kind} needs at least one file`);
   const files = paths.map((p) => abs(flags.cwd, p));
   const retrievedAt = flags['retrieved-at'];
-  if (retrievedAt !== undefined && Number.isNaN(Date.parse(retrievedAt))) throw new UsageError(`--retrieved-at must be an ISO timestamp (got '${retrievedAt}')`);
-  if (flags.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.date)) throw new UsageError(`--date must be YYYY-MM-DD (got '${flags.date}')`);
-  const common = { ...(retrievedAt && { retrievedAt }), ...(flags.date && { date: flags.date }), ...(flags.label && { label: flags.label }) };
+  if (retrievedAt !== undefined && Number.isNaN(Date.parse(retrievedAt)))
+    throw new UsageError(`--retrieved-at must be an ISO timestamp (got '${retrievedAt}')`);
+  if (flags.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.date))
+    throw new UsageError(`--date must be YYYY-MM-DD (got '${flags.date}')`);
+  const common = {
+    ...(retrievedAt && { retrievedAt }),
+    ...(flags.date && { date: flags.date }),
+    ...(flags.label && { label: flags.label }),
+  };
   switch (kind) {
     case 'uslm':
       return { kind: 'uslm', files, ...common };
@@ -135,7 +154,8 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
       return { kind: 'dc-code', manifest: files[0]!, ...(retrievedAt && { retrievedAt }) };
     case 'rules': {
       const set = (flags.set ?? ruleSetOf(files[0]!)) as RuleSetId | null;
-      if (!set || !['frap', 'sup-ct', 'ndrappp'].includes(set)) throw new UsageError('ingest rules needs --set frap|sup-ct|ndrappp (or a folder named after the set)');
+      if (!set || !['frap', 'sup-ct', 'ndrappp'].includes(set))
+        throw new UsageError('ingest rules needs --set frap|sup-ct|ndrappp (or a folder named after the set)');
       if (flags.basis !== undefined && !(TEMPORAL_BASES as readonly string[]).includes(flags.basis)) {
         throw new UsageError(`--basis must be one of ${TEMPORAL_BASES.join(', ')}`);
       }
@@ -229,7 +249,8 @@ function limitFlags(flags: CliFlags): ApiKeyRecord['limits'] {
     const raw = flags[flag];
     if (raw === undefined) continue;
     const n = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a whole number above 0 (got '${raw}')`);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1)
+      throw new UsageError(`--${flag} must be a whole number above 0 (got '${raw}')`);
     limits[field] = n;
   }
   return limits;
@@ -238,38 +259,73 @@ function limitFlags(flags: CliFlags): ApiKeyRecord['limits'] {
 const n = (x: number) => x.toLocaleString('en-US');
 
 function printUsage(r: UsageReport, io: CliIo): void {
-  io.out(`${r.keyId}  ${r.name}${r.test ? '  (test key)' : ''}  plan ${r.plan}: ${n(r.ceilings.perMinute)}/minute, ${n(r.ceilings.daily)} units/day, ${n(r.ceilings.monthly)} units/month`);
-  io.out(`today (${r.today.date} UTC): ${n(r.today.units)} units, ${n(r.today.calls)} calls; ${n(r.remaining.day)} units left (resets in ${Math.ceil(r.resetsIn.day / 60)} min)`);
+  io.out(
+    `${r.keyId}  ${r.name}${r.test ? '  (test key)' : ''}  plan ${r.plan}: ${n(r.ceilings.perMinute)}/minute, ${n(r.ceilings.daily)} units/day, ${n(r.ceilings.monthly)} units/month`,
+  );
+  io.out(
+    `today (${r.today.date} UTC): ${n(r.today.units)} units, ${n(r.today.calls)} calls; ${n(r.remaining.day)} units left (resets in ${Math.ceil(r.resetsIn.day / 60)} min)`,
+  );
   for (const row of r.today.byRoute) {
-    const statuses = Object.entries(row.statuses).map(([status, calls]) => `${status}×${calls}`).join(' ');
+    const statuses = Object.entries(row.statuses)
+      .map(([status, calls]) => `${status}×${calls}`)
+      .join(' ');
     io.out(`  ${row.routeId.padEnd(18)} ${String(row.calls).padStart(6)} calls ${String(row.units).padStart(6)} units  ${statuses}`);
   }
-  io.out(`this month (${r.month.month}): ${n(r.month.units)} units; ${n(r.remaining.month)} units left (resets in ${Math.ceil(r.resetsIn.month / 3600)} h)`);
+  io.out(
+    `this month (${r.month.month}): ${n(r.month.units)} units; ${n(r.remaining.month)} units left (resets in ${Math.ceil(r.resetsIn.month / 3600)} h)`,
+  );
   for (const d of r.month.days) io.out(`  ${d.date} ${String(d.units).padStart(8)} units`);
   io.out(`this minute: ${n(r.remaining.minute)} of ${n(r.ceilings.perMinute)} requests left`);
 }
 
-async function keys(sub: string | undefined, rest: string[], flags: CliFlags, withAccounts: WithAccounts, io: CliIo, stage: StageTarget | null): Promise<number> {
+async function keys(
+  sub: string | undefined,
+  rest: string[],
+  flags: CliFlags,
+  withAccounts: WithAccounts,
+  io: CliIo,
+  stage: StageTarget | null,
+): Promise<number> {
   const onStage = stage ? ` on stage ${stage.name}` : '';
   const stageFlag = stage ? ` --stage ${stage.name}` : '';
   switch (sub) {
     case 'create': {
       if (!flags.name) throw new UsageError('keys create needs --name NAME');
-      const scopes = flags.scopes ? flags.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const scopes = flags.scopes
+        ? flags.scopes
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : undefined;
       const limits = limitFlags(flags);
       const issued = await withAccounts(({ store, gateway }) =>
-        issueKey(store, { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }), limits }, new Date(), new PlanBook(), gateway),
+        issueKey(
+          store,
+          { name: flags.name!, ...(scopes && { scopes }), test: !!flags.test, ...(flags.plan && { plan: flags.plan }), limits },
+          new Date(),
+          new PlanBook(),
+          gateway,
+        ),
       );
       if (flags.json) io.out(JSON.stringify(issued));
       else {
-        io.out(`Created ${issued.test ? 'test' : 'live'} key ${issued.id}${onStage} (scopes: ${issued.scopes.join(', ')}). Copy it now; it is not shown again:`);
+        io.out(
+          `Created ${issued.test ? 'test' : 'live'} key ${issued.id}${onStage} (scopes: ${issued.scopes.join(', ')}). Copy it now; it is not shown again:`,
+        );
         io.out(issued.key);
       }
       return 0;
     }
     case 'list': {
       const list = await withAccounts(({ store }) => store.listKeys());
-      if (flags.json) io.out(JSON.stringify(list.map(({ hash: _hash, ...k }) => k), null, 2));
+      if (flags.json)
+        io.out(
+          JSON.stringify(
+            list.map(({ hash: _hash, ...k }) => k),
+            null,
+            2,
+          ),
+        );
       else if (!list.length) io.out(`no keys yet${onStage}: asof keys create --name NAME${stageFlag}`);
       else list.forEach((k) => io.out(describeKey(k)));
       return 0;
@@ -279,7 +335,9 @@ async function keys(sub: string | undefined, rest: string[], flags: CliFlags, wi
       if (!id) throw new UsageError(`keys revoke needs a key id (see asof keys list${stageFlag})`);
       const revoked = await withAccounts(({ store, gateway }) => revokeKey(store, id, new Date(), gateway));
       if (!revoked) throw new Error(`no key with id ${id}${onStage}`);
-      const gatewayNote = { disabled: '; its gateway key is disabled', absent: `; it has no gateway key${onStage}`, none: '' }[revoked.gatewayKey ?? 'none'];
+      const gatewayNote = { disabled: '; its gateway key is disabled', absent: `; it has no gateway key${onStage}`, none: '' }[
+        revoked.gatewayKey ?? 'none'
+      ];
       io.out(`Revoked ${describeKey(revoked.record)}${gatewayNote}`);
       return 0;
     }
@@ -309,7 +367,9 @@ function plans(sub: string | undefined, flags: CliFlags, io: CliIo): number {
   }
   io.out(`${'plan'.padEnd(12)} ${'per minute'.padStart(10)} ${'units/day'.padStart(12)} ${'units/month'.padStart(12)}`);
   for (const p of book.plans) {
-    io.out(`${`${p.id}${p.id === book.defaultPlan ? '*' : ''}`.padEnd(12)} ${n(p.perMinute).padStart(10)} ${n(p.daily).padStart(12)} ${n(p.monthly).padStart(12)}  ${p.name}`);
+    io.out(
+      `${`${p.id}${p.id === book.defaultPlan ? '*' : ''}`.padEnd(12)} ${n(p.perMinute).padStart(10)} ${n(p.daily).padStart(12)} ${n(p.monthly).padStart(12)}  ${p.name}`,
+    );
   }
   io.out('* the plan of a key created without --plan; each key may override any of the three numbers');
   return 0;
@@ -345,7 +405,11 @@ export function fallbackFromEnv(env: NodeJS.ProcessEnv): FallbackConfig {
     return n;
   };
   return {
-    provider: new CourtListenerCitationProvider({ baseUrl: env.COURTLISTENER_BASE_URL || 'https://www.courtlistener.com', token, timeoutMs: positive('ASOF_FALLBACK_TIMEOUT_MS', 4_000) }),
+    provider: new CourtListenerCitationProvider({
+      baseUrl: env.COURTLISTENER_BASE_URL || 'https://www.courtlistener.com',
+      token,
+      timeoutMs: positive('ASOF_FALLBACK_TIMEOUT_MS', 4_000),
+    }),
     dailyRequests: positive('ASOF_FALLBACK_DAILY_REQUESTS', 5_000),
     perRequestCap: positive('ASOF_FALLBACK_PER_REQUEST', 60),
   };

@@ -1,5 +1,3 @@
-import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
-import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,13 +10,15 @@ import { createMeter } from '#accounts/metering.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import { UsageLog } from '#accounts/usage-log.ts';
-import { runIngest, type IngestRequest } from '#ingest/jobs.ts';
-import { checkFormatRecords, loadFormatRecords, type RecordCheck } from '#formats/registry.ts';
-import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
 import { readRecordFiles } from '#formats/record-files.ts';
+import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import { checkFormatRecords, loadFormatRecords, type RecordCheck } from '#formats/registry.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
+import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
+import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
+import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { runAudit } from '#ops/audit.ts';
@@ -26,10 +26,10 @@ import { CoverageService } from '#ops/coverage.ts';
 import { PROBE_INTERVAL_SECONDS, probeCorpus } from '#ops/health.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { reindex } from '#ops/reindex.ts';
-import { listenAdminSocket, type AdminJob } from './admin-socket.ts';
+import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
-import { openEmbeddedStores, openEmbeddedAccountStore, type EmbeddedStores } from './embedded-stores.ts';
-import { NO_FALLBACK, type FallbackConfig, type Services } from './services.ts';
+import { type EmbeddedStores, openEmbeddedAccountStore, openEmbeddedStores } from './embedded-stores.ts';
+import { type FallbackConfig, NO_FALLBACK, type Services } from './services.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
@@ -61,7 +61,13 @@ export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob>
   ingest: (stores) => async (body, log) => {
     const reports = await runIngest(stores, body as IngestRequest, log);
     await afterIngest(stores, log);
-    return reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes }));
+    return reports.map((r) => ({
+      edition: r.edition.id,
+      label: r.edition.label,
+      documents: r.documents,
+      changedKeys: r.changedKeys,
+      writes: r.writes,
+    }));
   },
   'ingest-courtlistener': (stores) => async (body, log) => ingestCourtListener(stores.caselaw, (body as { paths: string[] }).paths, log),
   audit: (stores) => async (_body, log) => {
@@ -136,12 +142,16 @@ export async function loadSampleIfNeeded(stores: LocalStores, log: (line: string
     const began = Date.now();
     const reports = await runIngest(stores, { ...absolute, retrievedAt: manifest.retrievedAt });
     const versions = reports.reduce((n, r) => n + r.writes.put, 0);
-    log(`  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`);
+    log(
+      `  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`,
+    );
   }
   await afterIngest(stores, log);
   const coverage = await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();
   for (const r of coverage.records) {
-    log(`  loaded ${r.jurisdiction}/${r.corpus} ${r.name}: ${r.sections} sections, ${r.versions} versions, from ${r.coverageFrom}, latest ${r.latestVersion}`);
+    log(
+      `  loaded ${r.jurisdiction}/${r.corpus} ${r.name}: ${r.sections} sections, ${r.versions} versions, from ${r.coverageFrom}, latest ${r.latestVersion}`,
+    );
   }
   await stores.ops.putMarker(SAMPLE_LOADED, stores.now().toISOString());
   return true;
@@ -156,7 +166,10 @@ export async function loadCaseLawSampleIfNeeded(stores: LocalStores, log: (line:
   if (await stores.caselaw.dataAsOf()) return false;
   const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { caselaw?: string[] };
   const began = Date.now();
-  const report = await loadCourtListenerFiles(stores.caselaw, (manifest.caselaw ?? []).map((p) => join(SAMPLE_DIR, p)));
+  const report = await loadCourtListenerFiles(
+    stores.caselaw,
+    (manifest.caselaw ?? []).map((p) => join(SAMPLE_DIR, p)),
+  );
   log(
     `  loaded the case-law sample: ${report.courts} courts, ${report.clusters} clusters, ${report.citations} citations, ` +
       `${report.opinionsCited} citing edges, data as of ${report.dataAsOf ?? 'unknown'}, in ${Date.now() - began} ms`,
@@ -201,7 +214,11 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const log = opts.log ?? (() => undefined);
   const started = Date.now();
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
-  const stores = await openLocalStores({ dataDir: opts.dataDir, ...(opts.now && { now: opts.now }), ...(opts.cache !== undefined && { cache: opts.cache }) });
+  const stores = await openLocalStores({
+    dataDir: opts.dataDir,
+    ...(opts.now && { now: opts.now }),
+    ...(opts.cache !== undefined && { cache: opts.cache }),
+  });
   if (opts.sample ?? true) {
     await loadSampleIfNeeded(stores, log);
     await loadCaseLawSampleIfNeeded(stores, log);
@@ -219,7 +236,9 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const coverage = new CoverageService({ ...stores, refreshBehind: behind });
   const metered = opts.meter ?? true;
   const usageLog = metered
-    ? new UsageLog(stores.meters, { onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }) })
+    ? new UsageLog(stores.meters, {
+        onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }),
+      })
     : null;
   const meter = usageLog
     ? createMeter({
@@ -271,9 +290,17 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     const socket = adminSocketPath(opts.dataDir);
     const jobs = Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(stores)]));
     admin = await listenAdminSocket(socket, jobs);
-    await writeRuntimeInfo(opts.dataDir, { pid: process.pid, apiUrl: services.site.baseUrl, dynamoEndpoint: stores.dynamoEndpoint, adminSocket: socket, startedAt: new Date().toISOString() });
+    await writeRuntimeInfo(opts.dataDir, {
+      pid: process.pid,
+      apiUrl: services.site.baseUrl,
+      dynamoEndpoint: stores.dynamoEndpoint,
+      adminSocket: socket,
+      startedAt: new Date().toISOString(),
+    });
   }
-  log(`asof: serving ${services.site.baseUrl} (data dir ${opts.dataDir ?? 'in memory'}; ${COLLECTIONS.length} collections known; ready in ${Date.now() - started} ms)`);
+  log(
+    `asof: serving ${services.site.baseUrl} (data dir ${opts.dataDir ?? 'in memory'}; ${COLLECTIONS.length} collections known; ready in ${Date.now() - started} ms)`,
+  );
 
   return {
     url: services.site.baseUrl,
@@ -295,4 +322,4 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   };
 }
 
-export type { VersionStore, SearchIndex, OpsStore };
+export type { OpsStore, SearchIndex, VersionStore };

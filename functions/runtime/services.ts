@@ -1,15 +1,15 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Meter } from '#accounts/meter.ts';
 import type { EdgeLimiter } from '#accounts/edge-limit.ts';
+import type { Meter } from '#accounts/meter.ts';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { UsageLog } from '#accounts/usage-log.ts';
 import type { CitationProvider } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { FormatStore } from '#formats/ports.ts';
+import type { SiteConfig } from '#http/present.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
-import type { SiteConfig } from '#http/present.ts';
 
 /** Everything a handler may use, wired once per process (Lambda module scope, or the local runtime). */
 export interface Services {

@@ -17,7 +17,8 @@ export const localDateOf = (isoWithOffset: string): string => isoWithOffset.slic
 export const utcDateOf = (instant: Date): string => instant.toISOString().slice(0, 10);
 
 /** The YYYY-MM-DD a date or timestamp string starts with, or null when it does not start with one. */
-export const leadingDate = (value: unknown): string | null => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : null);
+export const leadingDate = (value: unknown): string | null =>
+  typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : null;
 
 export function addDays(date: string, days: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];

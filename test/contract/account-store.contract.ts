@@ -60,7 +60,9 @@ export function describeAccountStoreContract(name: string, factory: () => Promis
     });
 
     it('lets exactly one of several concurrent creations of one id succeed', async () => {
-      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.createKey({ ...keyRecord(`key_${i}`), id: 'key_same' })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, (_, i) => store.createKey({ ...keyRecord(`key_${i}`), id: 'key_same' })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrentUpdateError);
       expect(await store.listKeys()).toHaveLength(1);

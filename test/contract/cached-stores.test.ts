@@ -3,8 +3,9 @@
  * on the real embedded stores, and a cached answer is always the answer the store itself would give at that moment:
  * after writes by this client or any other, during a write, and once the store is gone.
  */
-import type { PGlite } from '@electric-sql/pglite';
+
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_END, type SectionRef, type SectionVersion } from '#law/model.ts';
@@ -16,8 +17,8 @@ import { CachingSearchIndex } from '#stores/cache/search-index.ts';
 import { CachingVersionStore } from '#stores/cache/version-store.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
-import { ensureTables, tableNames, type TableNames } from '#stores/dynamodb/tables.ts';
+import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
+import { ensureTables, type TableNames, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
@@ -77,7 +78,10 @@ describe('SearchIndex contract over PGlite, through the caching adapter', () => 
       db ??= await openPglite();
       const client = pgliteClient(db);
       await migrate(client, 'cached');
-      const index = new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'cached' }), { tracker: searchTracker, table: 'search' });
+      const index = new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'cached' }), {
+        tracker: searchTracker,
+        table: 'search',
+      });
       return {
         index,
         // The fixture empties the table behind the adapter's back, so it announces that write as any writer must.
@@ -90,7 +94,10 @@ describe('SearchIndex contract over PGlite, through the caching adapter', () => 
       const client = pgliteClient(closed);
       await migrate(client, 'closed');
       await closePglite(closed);
-      return new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'closed' }), { tracker: new WriteTracker(), table: 'search' });
+      return new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'closed' }), {
+        tracker: new WriteTracker(),
+        table: 'search',
+      });
     },
   });
 });
@@ -129,7 +136,10 @@ describe('the caching version store answers as the store does', () => {
     const { table } = await versionStores();
     const recording = createDocumentClient({ endpoint: dynalite.endpoint });
     const sent: string[] = [];
-    recording.middlewareStack.add((next, context) => async (args) => (sent.push(context.commandName ?? ''), next(args)), { step: 'initialize', name: 'record' });
+    recording.middlewareStack.add((next, context) => async (args) => (sent.push(context.commandName ?? ''), next(args)), {
+      step: 'initialize',
+      name: 'record',
+    });
     const base = new DynamoVersionStore(recording, table);
     const cached = new CachingVersionStore(base, { stamps: tracker, table });
     const r = refOf('1-1');
@@ -187,7 +197,9 @@ describe('the caching version store answers as the store does', () => {
     await base.applyWrites(puts(versionOf(r, DAYS[0]!, OPEN_END, 'before')));
     await cached.findInForce(r, '2024-01-01');
 
-    const reads = Array.from({ length: 40 }, (_, i) => new Promise((done) => setTimeout(done, i % 8)).then(() => cached.findInForce(r, '2024-01-01')));
+    const reads = Array.from({ length: 40 }, (_, i) =>
+      new Promise((done) => setTimeout(done, i % 8)).then(() => cached.findInForce(r, '2024-01-01')),
+    );
     const written = writer.applyWrites([{ kind: 'put', version: versionOf(r, DAYS[0]!, OPEN_END, 'after') }]);
     const seen = (await Promise.all([...reads, written.then(() => null)])).slice(0, -1).map((v) => (v as SectionVersion | null)?.bodyText);
     const afterwards = (await cached.findInForce(r, '2024-01-01'))?.bodyText;

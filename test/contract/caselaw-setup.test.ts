@@ -5,10 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type AdminConnect,
+  type CaseLawAccess,
+  MAINTENANCE_DATABASE,
+  readAccess,
+  setUpCaseLawDatabase,
+} from '#stores/postgres/caselaw-setup.ts';
 import { appliedVersions } from '#stores/postgres/migrations.ts';
-import { MAINTENANCE_DATABASE, readAccess, setUpCaseLawDatabase, type AdminConnect, type CaseLawAccess } from '#stores/postgres/caselaw-setup.ts';
 import type { SqlClient } from '#stores/postgres/sql-client.ts';
-import { pgliteCluster, serverCluster, type Cluster, type MadeNames } from '../support/admin-clusters.ts';
+import { type Cluster, type MadeNames, pgliteCluster, serverCluster } from '../support/admin-clusters.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 
@@ -75,7 +81,15 @@ function describeCaseLawSetup(name: string, open: (made: MadeNames) => Promise<C
       expect(report.migrationsApplied).toEqual([1]);
       expect(report.changes.some((c) => c.startsWith(`role ${access.user}: absent → LOGIN`))).toBe(true);
       expect(await roleState(access)).toEqual({ login: true, createdb: false, password: false, member: true });
-      for (const table of ['search_citation', 'search_opinioncluster', 'search_opinionscited', 'search_court', 'search_docket', 'search_opinion', 'replica_meta']) {
+      for (const table of [
+        'search_citation',
+        'search_opinioncluster',
+        'search_opinionscited',
+        'search_court',
+        'search_docket',
+        'search_opinion',
+        'replica_meta',
+      ]) {
         expect(await privileges(access, table), table).toEqual(['SELECT', 'INSERT', 'UPDATE']);
       }
       expect(await privileges(access, 'schema_migrations')).toEqual([]);
@@ -112,7 +126,9 @@ function describeCaseLawSetup(name: string, open: (made: MadeNames) => Promise<C
       await query(MAINTENANCE_DATABASE, (c) => c.exec(`CREATE ROLE "${access.user}" NOLOGIN CREATEDB PASSWORD 'another-password'`));
       expect(await roleState(access)).toEqual({ login: false, createdb: true, password: true, member: false });
       const first = await setUpCaseLawDatabase(connect, access);
-      await query(access.database, (c) => c.exec(`GRANT DELETE, TRUNCATE ON caselaw.search_citation TO "${access.user}"; GRANT CREATE ON SCHEMA caselaw TO "${access.user}"`));
+      await query(access.database, (c) =>
+        c.exec(`GRANT DELETE, TRUNCATE ON caselaw.search_citation TO "${access.user}"; GRANT CREATE ON SCHEMA caselaw TO "${access.user}"`),
+      );
       // Act
       const second = await setUpCaseLawDatabase(connect, access);
       // Assess
@@ -152,7 +168,9 @@ function describeCaseLawSetup(name: string, open: (made: MadeNames) => Promise<C
       const refused = setUpCaseLawDatabase(connect, { ...access, user: 'asof_api"; DROP DATABASE postgres; --' });
       // Assess
       await expect(refused).rejects.toThrow(/Invalid role name/);
-      const exists = await query(MAINTENANCE_DATABASE, (c) => c.query('SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1', [access.database]));
+      const exists = await query(MAINTENANCE_DATABASE, (c) =>
+        c.query('SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1', [access.database]),
+      );
       expect(exists.rows).toEqual([]);
     });
   });

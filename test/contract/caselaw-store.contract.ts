@@ -22,7 +22,9 @@ export interface CaseLawFixture {
 }
 
 /** Marsh v. Chambers's citing cases in CourtListener's network fixture, most cited first (ties by id). */
-export const MARSH_CITED_BY = [111113, 111464, 112779, 111505, 112331, 117967, 111924, 112874, 118377, 136984, 112646, 799990, 799993, 2674862];
+export const MARSH_CITED_BY = [
+  111113, 111464, 112779, 111505, 112331, 117967, 111924, 112874, 118377, 136984, 112646, 799990, 799993, 2674862,
+];
 
 export function describeCaseLawStoreContract(name: string, open: () => Promise<CaseLawFixture>): void {
   describe(`CaseLawStore contract: ${name}`, () => {
@@ -44,7 +46,13 @@ export function describeCaseLawStoreContract(name: string, open: () => Promise<C
         ['471 S.E.2d 836', [1296689]],
       ]);
       const [chester] = await f.store.clusters([1296689]);
-      expect(chester).toMatchObject({ id: 1296689, caseName: 'Chester v. State', courtId: 'ga', dateFiled: '1996-05-06', courtCitationString: 'Ga.' });
+      expect(chester).toMatchObject({
+        id: 1296689,
+        caseName: 'Chester v. State',
+        courtId: 'ga',
+        dateFiled: '1996-05-06',
+        courtCitationString: 'Ga.',
+      });
       expect(chester!.citations).toEqual([
         { volume: '267', reporter: 'Ga.', page: '9', type: 2 },
         { volume: '471', reporter: 'S.E.2d', page: '836', type: 3 },

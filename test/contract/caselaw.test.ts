@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRequest, resolveCitations } from '#caselaw/resolve.ts';
+import { loadBulkFiles } from '#ingest/courtlistener-bulk.ts';
+import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { closePglite, openPgliteThread, type PgliteLike } from '#stores/postgres/pglite.ts';
 import { connectPostgres, pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
-import { describeCaseLawStoreContract, SAMPLE_CASELAW_PATHS, type CaseLawFixture } from './caselaw-store.contract.ts';
-import { loadBulkFiles } from '#ingest/courtlistener-bulk.ts';
-import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
+import { type CaseLawFixture, describeCaseLawStoreContract, SAMPLE_CASELAW_PATHS } from './caselaw-store.contract.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const TABLES = ['search_court', 'search_docket', 'search_opinioncluster', 'search_citation', 'search_opinion', 'search_opinionscited'];
@@ -43,7 +43,9 @@ async function fixture(client: SqlClient, onDispose: () => Promise<void> = async
   };
 }
 
-describeCaseLawStoreContract('PostgreSQL on PGlite in a worker thread', async () => fixture(pgliteClient(await sharedPglite(), { store: 'caselaw' })));
+describeCaseLawStoreContract('PostgreSQL on PGlite in a worker thread', async () =>
+  fixture(pgliteClient(await sharedPglite(), { store: 'caselaw' })),
+);
 if (DATABASE_URL) {
   describeCaseLawStoreContract('PostgreSQL server (DATABASE_URL)', async () => {
     const client = connectPostgres(DATABASE_URL, { store: 'caselaw' });
@@ -100,7 +102,10 @@ describe('resolution over the replica', () => {
   });
 
   it('gives 400 for a reporter reporters-db does not know, as given in the citations list', async () => {
-    const results = await resolveCitations(f.store, parseRequest({ citations: ['12 Foo. Rptr. 34', { volume: 267, reporter: 'Ga.', page: 9 }, 'not a citation'] }));
+    const results = await resolveCitations(
+      f.store,
+      parseRequest({ citations: ['12 Foo. Rptr. 34', { volume: 267, reporter: 'Ga.', page: 9 }, 'not a citation'] }),
+    );
     expect(results.map((r) => r.status)).toEqual([400, 200, 400]);
     expect(results[0]!.errorMessage).toBe("Unknown reporter 'Foo. Rptr.' in '12 Foo. Rptr. 34'.");
   });
@@ -109,7 +114,10 @@ describe('resolution over the replica', () => {
 describe("CourtListener's bulk-data CSV files", () => {
   /** PostgreSQL `COPY … WITH (FORMAT csv, ESCAPE '\', HEADER)` as CourtListener writes it: null unquoted and empty. */
   const copyCsv = (header: string[], rows: Array<Array<string | number | null>>) =>
-    [header.join(','), ...rows.map((r) => r.map((v) => (v === null ? '' : `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(','))].join('\n') + '\n';
+    [
+      header.join(','),
+      ...rows.map((r) => r.map((v) => (v === null ? '' : `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(',')),
+    ].join('\n') + '\n';
 
   let f: CaseLawFixture;
   let dir: string;
@@ -118,19 +126,78 @@ describe("CourtListener's bulk-data CSV files", () => {
     dir = await mkdtemp(join(tmpdir(), 'asof-bulk-'));
     // TEST FIXTURE in CourtListener's export format: Marsh v. Chambers and two citing cases, one of them with two
     // opinions that both cite it (depth is summed over them), and values that need every escape of the format.
-    await writeFile(join(dir, 'courts-2026-10-31.csv'), copyCsv(['id', 'full_name', 'short_name', 'citation_string', 'jurisdiction', 'position', 'in_use', 'start_date', 'end_date', 'url'], [['scotus', 'Supreme Court of the United States', 'Supreme Court', 'SCOTUS', 'F', 1, 't', null, null, 'http://supremecourt.gov/']]));
-    await writeFile(join(dir, 'dockets-2026-10-31.csv'), copyCsv(['id', 'court_id', 'case_name', 'docket_number', 'slug'], [[900, 'scotus', 'Marsh v. Chambers', '82-23', 'marsh-v-chambers'], [901, 'scotus', 'A "quoted" \\ name', '1', 'a']]));
+    await writeFile(
+      join(dir, 'courts-2026-10-31.csv'),
+      copyCsv(
+        ['id', 'full_name', 'short_name', 'citation_string', 'jurisdiction', 'position', 'in_use', 'start_date', 'end_date', 'url'],
+        [['scotus', 'Supreme Court of the United States', 'Supreme Court', 'SCOTUS', 'F', 1, 't', null, null, 'http://supremecourt.gov/']],
+      ),
+    );
+    await writeFile(
+      join(dir, 'dockets-2026-10-31.csv'),
+      copyCsv(
+        ['id', 'court_id', 'case_name', 'docket_number', 'slug'],
+        [
+          [900, 'scotus', 'Marsh v. Chambers', '82-23', 'marsh-v-chambers'],
+          [901, 'scotus', 'A "quoted" \\ name', '1', 'a'],
+        ],
+      ),
+    );
     await writeFile(
       join(dir, 'opinion-clusters-2026-10-31.csv'),
-      copyCsv(['id', 'docket_id', 'case_name', 'case_name_full', 'case_name_short', 'date_filed', 'slug', 'precedential_status', 'citation_count', 'judges'], [
-        [111014, 900, 'Marsh v. Chambers', '', 'Marsh', '1983-07-05', 'marsh-v-chambers', 'Published', 14, 'Burger'],
-        [5001, 901, 'A "quoted" \\ name,\nwith a line break', null, null, '2001-01-02', 'a', 'Published', 3, null],
-        [5002, null, 'Citing twice', '', '', null, 'b', 'Unpublished', 1, ''],
-      ]),
+      copyCsv(
+        [
+          'id',
+          'docket_id',
+          'case_name',
+          'case_name_full',
+          'case_name_short',
+          'date_filed',
+          'slug',
+          'precedential_status',
+          'citation_count',
+          'judges',
+        ],
+        [
+          [111014, 900, 'Marsh v. Chambers', '', 'Marsh', '1983-07-05', 'marsh-v-chambers', 'Published', 14, 'Burger'],
+          [5001, 901, 'A "quoted" \\ name,\nwith a line break', null, null, '2001-01-02', 'a', 'Published', 3, null],
+          [5002, null, 'Citing twice', '', '', null, 'b', 'Unpublished', 1, ''],
+        ],
+      ),
     );
-    await writeFile(join(dir, 'citations-2026-10-31.csv'), copyCsv(['id', 'volume', 'reporter', 'page', 'type', 'cluster_id'], [[1, '463', 'U.S.', '783', 1, 111014], [2, '103', 'S. Ct.', '3330', 1, 111014]]));
-    await writeFile(join(dir, 'opinions-2026-10-31.csv'), copyCsv(['id', 'cluster_id', 'type', 'author_str', 'download_url', 'plain_text'], [[111014, 111014, '010combined', '', '', 'x'], [7001, 5001, '020lead', '', '', 'text, "quoted"'], [7002, 5002, '020lead', '', '', ''], [7003, 5002, '040dissent', '', '', '']]));
-    await writeFile(join(dir, 'citation-map-2026-11-01.csv'), copyCsv(['id', 'depth', 'cited_opinion_id', 'citing_opinion_id'], [[1, 1, 111014, 7001], [2, 2, 111014, 7002], [3, 3, 111014, 7003]]));
+    await writeFile(
+      join(dir, 'citations-2026-10-31.csv'),
+      copyCsv(
+        ['id', 'volume', 'reporter', 'page', 'type', 'cluster_id'],
+        [
+          [1, '463', 'U.S.', '783', 1, 111014],
+          [2, '103', 'S. Ct.', '3330', 1, 111014],
+        ],
+      ),
+    );
+    await writeFile(
+      join(dir, 'opinions-2026-10-31.csv'),
+      copyCsv(
+        ['id', 'cluster_id', 'type', 'author_str', 'download_url', 'plain_text'],
+        [
+          [111014, 111014, '010combined', '', '', 'x'],
+          [7001, 5001, '020lead', '', '', 'text, "quoted"'],
+          [7002, 5002, '020lead', '', '', ''],
+          [7003, 5002, '040dissent', '', '', ''],
+        ],
+      ),
+    );
+    await writeFile(
+      join(dir, 'citation-map-2026-11-01.csv'),
+      copyCsv(
+        ['id', 'depth', 'cited_opinion_id', 'citing_opinion_id'],
+        [
+          [1, 1, 111014, 7001],
+          [2, 2, 111014, 7002],
+          [3, 3, 111014, 7003],
+        ],
+      ),
+    );
   });
   afterAll(async () => {
     await f?.dispose();
@@ -138,8 +205,18 @@ describe("CourtListener's bulk-data CSV files", () => {
   });
 
   it('streams every table into the replica, courts first, and moves dataAsOf to the newest file', async () => {
-    const files = ['citation-map-2026-11-01.csv', 'opinions-2026-10-31.csv', 'citations-2026-10-31.csv', 'opinion-clusters-2026-10-31.csv', 'dockets-2026-10-31.csv', 'courts-2026-10-31.csv'];
-    const reports = await loadBulkFiles(f.store, files.map((n) => join(dir, n)));
+    const files = [
+      'citation-map-2026-11-01.csv',
+      'opinions-2026-10-31.csv',
+      'citations-2026-10-31.csv',
+      'opinion-clusters-2026-10-31.csv',
+      'dockets-2026-10-31.csv',
+      'courts-2026-10-31.csv',
+    ];
+    const reports = await loadBulkFiles(
+      f.store,
+      files.map((n) => join(dir, n)),
+    );
     expect(reports.map((r) => [r.table, r.rows])).toEqual([
       ['courts', 1],
       ['dockets', 2],
@@ -150,11 +227,21 @@ describe("CourtListener's bulk-data CSV files", () => {
     ]);
     expect(await f.store.dataAsOf()).toBe('2026-11-01');
     const [marsh] = await f.store.clusters([111014]);
-    expect(marsh).toMatchObject({ courtId: 'scotus', courtCitationString: 'SCOTUS', citations: [{ volume: '103', reporter: 'S. Ct.', page: '3330', type: 1 }, { volume: '463', reporter: 'U.S.', page: '783', type: 1 }] });
+    expect(marsh).toMatchObject({
+      courtId: 'scotus',
+      courtCitationString: 'SCOTUS',
+      citations: [
+        { volume: '103', reporter: 'S. Ct.', page: '3330', type: 1 },
+        { volume: '463', reporter: 'U.S.', page: '783', type: 1 },
+      ],
+    });
     const [quoted] = await f.store.clusters([5001]);
     expect(quoted!.caseName).toBe('A "quoted" \\ name,\nwith a line break');
     const citing = await f.store.citedBy(111014, 10, null);
-    expect(citing.map((c) => [c.cluster.id, c.depth])).toEqual([[5001, 1], [5002, 5]]);
+    expect(citing.map((c) => [c.cluster.id, c.depth])).toEqual([
+      [5001, 1],
+      [5002, 5],
+    ]);
   });
 
   it('is idempotent, and refuses a file whose table it cannot tell, naming it', async () => {
@@ -163,13 +250,21 @@ describe("CourtListener's bulk-data CSV files", () => {
     expect(await f.counts()).toEqual(before);
     await writeFile(join(dir, 'mystery.csv'), copyCsv(['a', 'b'], [[1, 2]]));
     await expect(loadBulkFiles(f.store, [join(dir, 'mystery.csv')])).rejects.toThrow(/mystery\.csv: neither its name nor its header/);
-    await writeFile(join(dir, 'citations-broken.csv'), copyCsv(['id', 'volume', 'reporter', 'page', 'type', 'cluster_id'], [[1, '1', 'U.S.', '1', 1, 'not-a-number']]));
-    await expect(loadBulkFiles(f.store, [join(dir, 'citations-broken.csv')])).rejects.toThrow(/citations-broken\.csv: line 2: cluster_id must be an integer/);
+    await writeFile(
+      join(dir, 'citations-broken.csv'),
+      copyCsv(['id', 'volume', 'reporter', 'page', 'type', 'cluster_id'], [[1, '1', 'U.S.', '1', 1, 'not-a-number']]),
+    );
+    await expect(loadBulkFiles(f.store, [join(dir, 'citations-broken.csv')])).rejects.toThrow(
+      /citations-broken\.csv: line 2: cluster_id must be an integer/,
+    );
   });
 
   it('streams a large file in bounded batches (gzip too)', async () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => [i + 1, 1, 111014, 100_000 + i]);
-    await writeFile(join(dir, 'citation-map-2026-11-02.csv.gz'), gzipSync(copyCsv(['id', 'depth', 'cited_opinion_id', 'citing_opinion_id'], rows)));
+    await writeFile(
+      join(dir, 'citation-map-2026-11-02.csv.gz'),
+      gzipSync(copyCsv(['id', 'depth', 'cited_opinion_id', 'citing_opinion_id'], rows)),
+    );
     const [report] = await loadBulkFiles(f.store, [join(dir, 'citation-map-2026-11-02.csv.gz')]);
     expect(report).toMatchObject({ table: 'opinionsCited', rows: 20_000 });
     expect((await f.counts()).search_opinionscited).toBe(20_003);

@@ -7,8 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { courtListenerFallback } from '#lambda/adapters/courtlistener.ts';
 import { ENV } from '#lambda/env.ts';
-import { startFakeCourtListener, type FakeCourtListener } from '../support/fake-courtlistener.ts';
-import { startFakeSecretsManager, type FakeSecretsManager } from '../support/fake-secrets-manager.ts';
+import { type FakeCourtListener, startFakeCourtListener } from '../support/fake-courtlistener.ts';
+import { type FakeSecretsManager, startFakeSecretsManager } from '../support/fake-secrets-manager.ts';
 
 const SECRET_ID = 'asof-test/courtlistener-token';
 const saved = { ...process.env };

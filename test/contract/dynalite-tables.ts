@@ -2,8 +2,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
-import { ensureTables, tableNames, type TableNames } from '#stores/dynamodb/tables.ts';
+import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
+import { ensureTables, type TableNames, tableNames } from '#stores/dynamodb/tables.ts';
 
 export interface DynaliteTables {
   /** The document client on this file's dynalite (set once `beforeAll` has run). */

@@ -12,9 +12,9 @@ import { createDocumentClient, itemBytes, toStoreError } from '#stores/dynamodb/
 import { startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
-import { useDynaliteTables } from './dynalite-tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { describeAccountStoreContract, keyRecord } from './account-store.contract.ts';
+import { useDynaliteTables } from './dynalite-tables.ts';
 import { describeOpsStoreContract } from './ops-store.contract.ts';
 import { bigHistoryOf, bodyOf, describeVersionStoreContract, historyOf, refOf, versionOf } from './version-store.contract.ts';
 
@@ -29,7 +29,9 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
   it('closes the database iterator of every Query and Scan (dynalite 4 left them open: 25 KB a query)', async () => {
     // Prepare: count the iterators abstract-level attaches to dynalite's database and detaches when they close
     const requireHere = createRequire(import.meta.url);
-    const level = createRequire(requireHere.resolve('dynalite'))('abstract-level') as { AbstractLevel: { prototype: Record<string, (r: unknown) => unknown> } };
+    const level = createRequire(requireHere.resolve('dynalite'))('abstract-level') as {
+      AbstractLevel: { prototype: Record<string, (r: unknown) => unknown> };
+    };
     const proto = level.AbstractLevel.prototype;
     const [attach, detach] = [proto.attachResource!, proto.detachResource!];
     let open = 0;
@@ -81,7 +83,10 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     const store = new DynamoVersionStore(recording, (await freshTables()).versions);
     const r = refOf('1-1');
     await store.applyWrites(
-      Array.from({ length: 30 }, (_, i) => ({ kind: 'put' as const, version: versionOf(r, `${1990 + i}-01-02T00:00:00-05:00`, i === 29 ? OPEN_END : `${1991 + i}-01-02T00:00:00-05:00`) })),
+      Array.from({ length: 30 }, (_, i) => ({
+        kind: 'put' as const,
+        version: versionOf(r, `${1990 + i}-01-02T00:00:00-05:00`, i === 29 ? OPEN_END : `${1991 + i}-01-02T00:00:00-05:00`),
+      })),
     );
 
     // Act
@@ -98,7 +103,9 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     expect(lookup.map((s) => s.command)).toEqual(['QueryCommand']);
     expect(lookup[0]!.input).toMatchObject({ Limit: 1, ScanIndexForward: false });
     expect(listing.every((s) => s.command === 'QueryCommand')).toBe(true);
-    expect(JSON.stringify(listing.map((s) => [s.input.ProjectionExpression, s.input.ExpressionAttributeNames]))).not.toMatch(/bodyText|historyNote/);
+    expect(JSON.stringify(listing.map((s) => [s.input.ProjectionExpression, s.input.ExpressionAttributeNames]))).not.toMatch(
+      /bodyText|historyNote/,
+    );
   });
 
   it('refuses a version over 400 KB, naming it, and writes nothing of that call', async () => {
@@ -106,7 +113,12 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     const small = versionOf(refOf('1-2'), '2020-01-01T00:00:00-05:00', OPEN_END);
     const huge = versionOf(refOf('1-3'), '2020-01-01T00:00:00-05:00', OPEN_END, bodyOf(450_000));
 
-    await expect(store.applyWrites([{ kind: 'put', version: small }, { kind: 'put', version: huge }])).rejects.toThrow(/us#statutes#1-3.*400/);
+    await expect(
+      store.applyWrites([
+        { kind: 'put', version: small },
+        { kind: 'put', version: huge },
+      ]),
+    ).rejects.toThrow(/us#statutes#1-3.*400/);
     expect(await store.getVersion(small.citation, small.validFrom)).toBeNull();
   });
 
@@ -118,7 +130,9 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
 
     // Act / Assess
     await expect(store.applyWrites([{ kind: 'put', version: v }])).rejects.toThrow(/us#statutes#1-4/);
-    await expect(dynamo.doc.send(new PutCommand({ TableName: names.versions, Item: { pk: 'raw', sk: 'raw', ...v } }))).resolves.toBeDefined();
+    await expect(
+      dynamo.doc.send(new PutCommand({ TableName: names.versions, Item: { pk: 'raw', sk: 'raw', ...v } })),
+    ).resolves.toBeDefined();
     expect(itemBytes({ body: '§'.repeat(10) })).toBe(4 + 20);
   });
 

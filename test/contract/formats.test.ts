@@ -12,14 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthoredFile } from '#formats/authored.ts';
 import type { StoredFormatRecord } from '#formats/model.ts';
-import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
-import { checkFormatRecords, listFormats, loadFormatRecords, pinnedRows, type FormatDeps } from '#formats/registry.ts';
-import { runIngest } from '#ingest/jobs.ts';
-import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
 import type { FormatStore } from '#formats/ports.ts';
+import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords, pinnedRows } from '#formats/registry.ts';
+import { runIngest } from '#ingest/jobs.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
+import { AppError } from '#shared/errors.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
-import { AppError } from '#shared/errors.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const RETRIEVED_AT = '2026-11-22T07:25:00Z';
@@ -52,7 +52,10 @@ afterAll(async () => {
 });
 
 const adapters: [string, () => FormatStore][] = [
-  ['the DynamoDB adapter on dynalite', () => new DynamoFormatStore(createDocumentClient({ endpoint: stores.dynamoEndpoint }), LOCAL_TABLES.ops)],
+  [
+    'the DynamoDB adapter on dynalite',
+    () => new DynamoFormatStore(createDocumentClient({ endpoint: stores.dynamoEndpoint }), LOCAL_TABLES.ops),
+  ],
   ['the caching adapter over it', () => stores.formats],
 ];
 
@@ -89,7 +92,10 @@ describe('loading the bundled records', () => {
     const report = await loadFormatRecords(deps, BUNDLED_RECORD_FILES);
     expect(report.refused).toEqual([]);
     expect(report.loaded.map((r) => r.id).sort()).toEqual(
-      ['ca1', 'ca10', 'ca11', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'cadc', 'cafc'].map((c) => `${c}-2024-12-01`).concat('nd-2026-03-07').sort(),
+      ['ca1', 'ca10', 'ca11', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'cadc', 'cafc']
+        .map((c) => `${c}-2024-12-01`)
+        .concat('nd-2026-03-07')
+        .sort(),
     );
     expect((await stores.formats.listRecords()).length).toBe(14);
   });
@@ -121,7 +127,11 @@ describe('validation refuses a record and says where', () => {
     const refused = await refusalOf(withFile(file));
     expect(refused).toHaveLength(1);
     expect(refused[0]!.problems).toEqual([
-      { file: 'nd-2026-03-07.json', field: 'limits[0].quote', message: `quote not found in the pinned text of 'ndrappp-32': "A principal brief may not exceed 50 pages"` },
+      {
+        file: 'nd-2026-03-07.json',
+        field: 'limits[0].quote',
+        message: `quote not found in the pinned text of 'ndrappp-32': "A principal brief may not exceed 50 pages"`,
+      },
     ]);
   });
 
@@ -139,7 +149,9 @@ describe('validation refuses a record and says where', () => {
     const [refused] = await refusalOf(withFile(file));
     expect(refused!.problems).toHaveLength(1);
     expect(refused!.problems[0]).toMatchObject({ file: 'nd-2026-03-07.json', field: 'rules[1].pin' });
-    expect(refused!.problems[0]!.message).toMatch(/no version of N\.D\.R\.App\.P\. 29 has contentHash sha256:0{64} \(on file: .*sha256:924ad7e6/);
+    expect(refused!.problems[0]!.message).toMatch(
+      /no version of N\.D\.R\.App\.P\. 29 has contentHash sha256:0{64} \(on file: .*sha256:924ad7e6/,
+    );
   });
 
   it('a rule key the corpus does not hold, and a quote from a rule the record does not cite', async () => {
@@ -171,7 +183,14 @@ describe('validation refuses a record and says where', () => {
   });
 
   it('a malformed file, a missing shared reading, and two files with one id', async () => {
-    const bad: AuthoredFile = { file: 'bad.json', content: { id: 'Bad Id', level: 'supreme', limits: [{ document: 'x', basis: 'pages', pages: 3, words: 9, ruleKey: 'frap-32', quote: 'long enough quote' }] } };
+    const bad: AuthoredFile = {
+      file: 'bad.json',
+      content: {
+        id: 'Bad Id',
+        level: 'supreme',
+        limits: [{ document: 'x', basis: 'pages', pages: 3, words: 9, ruleKey: 'frap-32', quote: 'long enough quote' }],
+      },
+    };
     const orphan: AuthoredFile = { file: 'orphan.json', content: { extends: '_nothing', id: 'orphan' } };
     const twin: AuthoredFile = { file: 'ca9-copy.json', content: { ...(ca9().content as object) } };
     const checks = await checkFormatRecords(deps, [...BUNDLED_RECORD_FILES, bad, orphan, twin]);
@@ -181,7 +200,11 @@ describe('validation refuses a record and says where', () => {
         { file: 'bad.json', field: 'id', message: 'an id is lowercase letters, digits, dots and hyphens' },
         expect.objectContaining({ file: 'bad.json', field: 'level' }),
         { file: 'bad.json', field: 'limits[0]', message: 'a limit gives exactly one number, in the field its basis names' },
-        { file: 'orphan.json', field: 'extends', message: "extends '_nothing': not a shared reading among the record files (names start with _)" },
+        {
+          file: 'orphan.json',
+          field: 'extends',
+          message: "extends '_nothing': not a shared reading among the record files (names start with _)",
+        },
         { file: 'ca9-copy.json', field: 'id', message: "id 'ca9-2024-12-01' is also the id of ca9-2024-12-01.json" },
       ]),
     );
@@ -201,7 +224,21 @@ describe('validation refuses a record and says where', () => {
 describe('filters and order', () => {
   it('lists the courts of appeals in court order, each read from FRAP', async () => {
     const results = await listFormats(deps, { jurisdiction: 'us' });
-    expect(results.map((r) => r.court)).toEqual(['ca1', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'ca10', 'ca11', 'cadc', 'cafc']);
+    expect(results.map((r) => r.court)).toEqual([
+      'ca1',
+      'ca2',
+      'ca3',
+      'ca4',
+      'ca5',
+      'ca6',
+      'ca7',
+      'ca8',
+      'ca9',
+      'ca10',
+      'ca11',
+      'cadc',
+      'cafc',
+    ]);
     expect(new Set(results.map((r) => r.level))).toEqual(new Set(['intermediate-appellate']));
   });
 
@@ -246,7 +283,9 @@ describe('staleness follows the rules in force, with no change to the record', (
     const after = (await listFormats(deps, { jurisdiction: 'us', court: 'ca9' }))[0]!;
     expect(after.stale).toBe(true);
     expect(after.rules.filter((r) => r.changedSincePinned).map((r) => r.key)).toEqual(['frap-32']);
-    expect(after.staleDetail).toMatch(/^Fed\. R\. App\. P\. 32 in force on 2027-12-01 \(.*from 2027-12-01\) no longer matches the text this record was read from \(sha256:a9d55dc8/);
+    expect(after.staleDetail).toMatch(
+      /^Fed\. R\. App\. P\. 32 in force on 2027-12-01 \(.*from 2027-12-01\) no longer matches the text this record was read from \(sha256:a9d55dc8/,
+    );
     expect(after.rulePins).toEqual(ca9Before.rulePins);
     expect(after.loadedAt).toBe(ca9Before.loadedAt);
     expect((await listFormats(deps, { jurisdiction: 'nd' }))[0]!.stale).toBe(false);

@@ -8,12 +8,12 @@
  */
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDcManifest, readDcSection } from '#ingest/dc-code.ts';
-import { ingestEdition, type IngestDeps, type IngestReport } from '#ingest/engine.ts';
-import { runIngest, type IngestRequest } from '#ingest/jobs.ts';
+import { type IngestDeps, type IngestReport, ingestEdition } from '#ingest/engine.ts';
+import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { COLLECTIONS } from '#law/collections.ts';
@@ -21,7 +21,7 @@ import { refId, type SectionRef, type SectionVersion } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, SearchDocument, SearchIndex, SearchQuery, StoreWrite, VersionStore } from '#law/ports.ts';
 import { runAudit } from '#ops/audit.ts';
 import type { OpsStore } from '#ops/ports.ts';
-import { openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, openEmbeddedStores } from '#runtime/embedded-stores.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
@@ -39,7 +39,10 @@ const DC_MANIFEST = `${SAMPLE}dc-code/manifest.csv`;
 const RETRIEVED_AT = '2026-11-22T07:25:00Z';
 /** A fixed clock: two ingests of the same data write identical items, so whole stores compare with toEqual. */
 const INGESTED_AT = new Date('2026-11-22T08:00:00.000Z');
-const clock = (at: Date = INGESTED_AT) => () => at;
+const clock =
+  (at: Date = INGESTED_AT) =>
+  () =>
+    at;
 
 const dcRef = (key: string): SectionRef => ({ jurisdiction: 'dc', corpus: 'statutes', key });
 
@@ -59,7 +62,6 @@ afterAll(async () => {
   doc?.destroy();
   await stores?.close();
 });
-
 
 /** Everything an ingest, a re-run and an audit need, on tables and a schema no other sandbox sees. */
 interface Sandbox extends IngestDeps {
@@ -102,7 +104,9 @@ async function cloneSandbox(from: Sandbox): Promise<Sandbox> {
   const to = await openSandbox();
   const items = await rawItems(from.table);
   for (let i = 0; i < items.length; i += 25) {
-    const out = await doc.send(new BatchWriteCommand({ RequestItems: { [to.table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    const out = await doc.send(
+      new BatchWriteCommand({ RequestItems: { [to.table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+    );
     expect(Object.keys(out.UnprocessedItems ?? {})).toEqual([]);
   }
   const columns = (await searchColumns(from.schema)).join(', ');
@@ -131,7 +135,9 @@ async function restoreSandbox(s: Sandbox, base: Sandbox, baseItems: readonly Rec
   }
   const columns = await searchColumns(base.schema);
   const row = (alias: string) => `ROW(${columns.map((c) => `${alias}.${c}`).join(', ')})`;
-  await sql.query(`DELETE FROM "${s.schema}".search_documents t WHERE NOT EXISTS (SELECT 1 FROM "${base.schema}".search_documents b WHERE ${row('b')} IS NOT DISTINCT FROM ${row('t')})`);
+  await sql.query(
+    `DELETE FROM "${s.schema}".search_documents t WHERE NOT EXISTS (SELECT 1 FROM "${base.schema}".search_documents b WHERE ${row('b')} IS NOT DISTINCT FROM ${row('t')})`,
+  );
   await sql.query(
     `INSERT INTO "${s.schema}".search_documents (${columns.join(', ')}) SELECT ${columns.map((c) => `b.${c}`).join(', ')} FROM "${base.schema}".search_documents b
      WHERE NOT EXISTS (SELECT 1 FROM "${s.schema}".search_documents t WHERE t.id = b.id)`,
@@ -163,7 +169,8 @@ interface StoreState {
   search: SearchRow[];
 }
 
-const versionOrder = (a: SectionVersion, b: SectionVersion) => refId(a.citation).localeCompare(refId(b.citation)) || a.validFrom.localeCompare(b.validFrom);
+const versionOrder = (a: SectionVersion, b: SectionVersion) =>
+  refId(a.citation).localeCompare(refId(b.citation)) || a.validFrom.localeCompare(b.validFrom);
 
 async function stateOf(s: Pick<Sandbox, 'versions' | 'schema'>): Promise<StoreState> {
   const versions: SectionVersion[] = [];
@@ -197,7 +204,10 @@ interface Probe {
 function probesOf(versions: readonly SectionVersion[]): Probe[] {
   const byKey = new Map<string, { ref: SectionRef; dates: Set<string> }>();
   for (const v of versions) {
-    const entry = byKey.get(refId(v.citation)) ?? { ref: { jurisdiction: v.citation.jurisdiction, corpus: v.citation.corpus, key: v.citation.key }, dates: new Set<string>() };
+    const entry = byKey.get(refId(v.citation)) ?? {
+      ref: { jurisdiction: v.citation.jurisdiction, corpus: v.citation.corpus, key: v.citation.key },
+      dates: new Set<string>(),
+    };
     for (const boundary of [localDateOf(v.validFrom), localDateOf(v.validTo)]) {
       if (boundary.startsWith('9999')) continue;
       entry.dates.add(boundary).add(addDays(boundary, -1));
@@ -252,7 +262,10 @@ const inOrder = once(async () => {
 const HELD_BACK = ['2021-11-24', '2022-09-08', '2024-06-22'];
 const heldBack = once(async () => {
   const s = await openSandbox();
-  await ingestAll(s, dc.filter((e) => !HELD_BACK.includes(e.date)));
+  await ingestAll(
+    s,
+    dc.filter((e) => !HELD_BACK.includes(e.date)),
+  );
   return s;
 });
 
@@ -349,7 +362,11 @@ describe('editions in any order', () => {
 
     // Assess
     expect(deletion).toMatchObject({ documents: 2, absentKeys: 1 });
-    expect((await s.versions.getHistories('dc', 'statutes', ['22-404.05'])).get('22-404.05')?.observations.map((o) => [o.date, o.identity === null])).toEqual([
+    expect(
+      (await s.versions.getHistories('dc', 'statutes', ['22-404.05']))
+        .get('22-404.05')
+        ?.observations.map((o) => [o.date, o.identity === null]),
+    ).toEqual([
       ['2024-03-18', false],
       ['2024-03-20', false],
       ['2024-03-26', false],
@@ -386,7 +403,9 @@ describe('an edition dated between two loaded ones', () => {
       ['2022-09-09', '2022-10-05', '2022-09-09'],
       ['2022-10-05', '2022-10-28', '2022-10-05'],
     ]);
-    const [july, middle, september] = await Promise.all(['2022-08-01', '2022-09-08', '2022-09-09'].map((d) => s.versions.findInForce(key, d)));
+    const [july, middle, september] = await Promise.all(
+      ['2022-08-01', '2022-09-08', '2022-09-09'].map((d) => s.versions.findInForce(key, d)),
+    );
     const middleText = await readDcSection(`${SAMPLE}dc-code/28-3814/2022-09-08_b3071206.xml`, '28-3814');
     expect(middle?.bodyText).toBe(middleText.bodyText);
     expect(middle?.bodyText).not.toBe(july?.bodyText);
@@ -415,7 +434,12 @@ describe('re-running an ingest', () => {
 
     // Assess
     expect(reports).toHaveLength(2 + dc.length);
-    for (const r of reports) expect({ edition: r.edition.id, changedKeys: r.changedKeys, writes: r.writes }).toEqual({ edition: r.edition.id, changedKeys: 0, writes: { put: 0, setValidTo: 0, delete: 0 } });
+    for (const r of reports)
+      expect({ edition: r.edition.id, changedKeys: r.changedKeys, writes: r.writes }).toEqual({
+        edition: r.edition.id,
+        changedKeys: 0,
+        writes: { put: 0, setValidTo: 0, delete: 0 },
+      });
     const after = await stateOf(s);
     expect(after.versions).toEqual(before.versions);
     expect(after.histories).toEqual(before.histories);
@@ -475,10 +499,13 @@ class CrashingVersionStore implements VersionStore {
   findInForce = (ref: SectionRef, date: string) => this.inner.findInForce(ref, date);
   listVersions = (ref: SectionRef) => this.inner.listVersions(ref);
   getVersion = (ref: SectionRef, validFrom: string) => this.inner.getVersion(ref, validFrom);
-  nearbyKeys = (jurisdiction: string, corpus: SectionRef['corpus'], key: string, limit: number) => this.inner.nearbyKeys(jurisdiction, corpus, key, limit);
+  nearbyKeys = (jurisdiction: string, corpus: SectionRef['corpus'], key: string, limit: number) =>
+    this.inner.nearbyKeys(jurisdiction, corpus, key, limit);
   carries = (jurisdiction: string, corpus?: SectionRef['corpus']) => this.inner.carries(jurisdiction, corpus);
-  getHistories = (jurisdiction: string, corpus: SectionRef['corpus'], keys: readonly string[]) => this.inner.getHistories(jurisdiction, corpus, keys);
-  historiesWithPrefix = (jurisdiction: string, corpus: SectionRef['corpus'], prefix: string) => this.inner.historiesWithPrefix(jurisdiction, corpus, prefix);
+  getHistories = (jurisdiction: string, corpus: SectionRef['corpus'], keys: readonly string[]) =>
+    this.inner.getHistories(jurisdiction, corpus, keys);
+  historiesWithPrefix = (jurisdiction: string, corpus: SectionRef['corpus'], prefix: string) =>
+    this.inner.historiesWithPrefix(jurisdiction, corpus, prefix);
   listEditions = (collection: string) => this.inner.listEditions(collection);
   scanHistories = () => this.inner.scanHistories();
   scanVersions = () => this.inner.scanVersions();
@@ -541,7 +568,11 @@ function crashPointsOf(log: readonly WriteLogEntry[], sampled: number): number[]
     if (i > 0 && (log[i - 1]!.kind !== w.kind || log[i + 1]?.kind !== w.kind)) points.add(i);
   });
   const rest = Array.from({ length: total - 1 }, (_, i) => i + 1).filter((n) => !points.has(n));
-  for (const n of fc.sample(fc.shuffledSubarray(rest, { minLength: Math.min(rest.length, sampled), maxLength: Math.min(rest.length, sampled) }), { seed: total, numRuns: 1 })[0] ?? []) points.add(n);
+  for (const n of fc.sample(
+    fc.shuffledSubarray(rest, { minLength: Math.min(rest.length, sampled), maxLength: Math.min(rest.length, sampled) }),
+    { seed: total, numRuns: 1 },
+  )[0] ?? [])
+    points.add(n);
   return [...points].sort((a, b) => a - b);
 }
 
@@ -576,17 +607,57 @@ const correctedReissue = (): SourceEdition => ({
   retrievedAt: RETRIEVED_AT,
   scope: { kind: 'keys', keys: ['28-3814'] },
   source: 'test: 28-3814/2022-09-08_b3071206.xml re-issued as 2022-07-20',
-  documents: { [Symbol.asyncIterator]: async function* () { yield await readDcSection(`${SAMPLE}dc-code/28-3814/2022-09-08_b3071206.xml`, '28-3814'); } },
+  documents: {
+    [Symbol.asyncIterator]: async function* () {
+      yield await readDcSection(`${SAMPLE}dc-code/28-3814/2022-09-08_b3071206.xml`, '28-3814');
+    },
+  },
 });
 
 const SCENARIOS: CrashScenario[] = [
-  { name: 'US Code 117-80 on top of 113-31', base: uscAt113, edition: () => usc117, sampled: 2, kinds: ['edition', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'history'] },
-  { name: 'US Code 113-31 arriving after 117-80', base: uscAt117, edition: () => usc113, sampled: 2, kinds: ['edition', 'put', 'search upsert', 'delete', 'search remove', 'history'] },
-  { name: 'D.C. 2022-09-08 splitting a run (copies stored text)', base: heldBack, edition: () => dcOn('2022-09-08'), sampled: 20, kinds: ['edition', 'put (copy)', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'history'] },
-  { name: 'D.C. 2021-11-24 arriving late', base: heldBack, edition: () => dcOn('2021-11-24'), sampled: 20, kinds: ['edition', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'delete', 'search remove', 'history'] },
+  {
+    name: 'US Code 117-80 on top of 113-31',
+    base: uscAt113,
+    edition: () => usc117,
+    sampled: 2,
+    kinds: ['edition', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'history'],
+  },
+  {
+    name: 'US Code 113-31 arriving after 117-80',
+    base: uscAt117,
+    edition: () => usc113,
+    sampled: 2,
+    kinds: ['edition', 'put', 'search upsert', 'delete', 'search remove', 'history'],
+  },
+  {
+    name: 'D.C. 2022-09-08 splitting a run (copies stored text)',
+    base: heldBack,
+    edition: () => dcOn('2022-09-08'),
+    sampled: 20,
+    kinds: ['edition', 'put (copy)', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'history'],
+  },
+  {
+    name: 'D.C. 2021-11-24 arriving late',
+    base: heldBack,
+    edition: () => dcOn('2021-11-24'),
+    sampled: 20,
+    kinds: ['edition', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'delete', 'search remove', 'history'],
+  },
   // 22-404.05 ends; 22-4234's 2024-06-22 text is the one loaded from 2024-07-05, whose version now starts earlier.
-  { name: 'D.C. 2024-06-22 dropping 22-404.05', base: heldBack, edition: () => dcOn('2024-06-22'), sampled: 20, kinds: ['edition', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'delete', 'search remove', 'history'] },
-  { name: 'a corrected re-issue of a loaded date (its stored text is overwritten)', base: heldBack, edition: correctedReissue, sampled: 20, kinds: ['edition', 'put (copy)', 'put', 'search upsert', 'history'] },
+  {
+    name: 'D.C. 2024-06-22 dropping 22-404.05',
+    base: heldBack,
+    edition: () => dcOn('2024-06-22'),
+    sampled: 20,
+    kinds: ['edition', 'put', 'search upsert', 'setValidTo', 'search setValidTo', 'delete', 'search remove', 'history'],
+  },
+  {
+    name: 'a corrected re-issue of a loaded date (its stored text is overwritten)',
+    base: heldBack,
+    edition: correctedReissue,
+    sampled: 20,
+    kinds: ['edition', 'put (copy)', 'put', 'search upsert', 'history'],
+  },
 ];
 
 describe('crash safety: an ingest that dies after any write', () => {
@@ -624,7 +695,10 @@ describe('crash safety: an ingest that dies after any write', () => {
         expect(crash.log).toEqual(log.slice(0, n));
         const answers = await lookups(s.versions, probes);
         answers.forEach((answer, i) => {
-          expect([oldAnswers[i], newAnswers[i]], `after ${n} writes (${log[n - 1]!.kind} ${log[n - 1]!.key}): ${probes[i]!.ref.key} on ${probes[i]!.date}`).toContainEqual(answer);
+          expect(
+            [oldAnswers[i], newAnswers[i]],
+            `after ${n} writes (${log[n - 1]!.kind} ${log[n - 1]!.key}): ${probes[i]!.ref.key} on ${probes[i]!.date}`,
+          ).toContainEqual(answer);
         });
         await ingestEdition(s, edition);
 
@@ -700,7 +774,14 @@ describe('two ingest jobs at once on one store', () => {
 // ---- 6. bad input -----------------------------------------------------------------------------------------------
 
 /** A stand-in document: bad editions are refused before any of their text would be stored. */
-const stubDocument = (key: string): SourceDocument => ({ key, catchline: `Stand-in for ${key}`, bodyText: `Stand-in text of ${key}.`, historyNote: '', status: 'active', parts: {} });
+const stubDocument = (key: string): SourceDocument => ({
+  key,
+  catchline: `Stand-in for ${key}`,
+  bodyText: `Stand-in text of ${key}.`,
+  historyNote: '',
+  status: 'active',
+  parts: {},
+});
 
 function badEdition(overrides: Partial<SourceEdition> & Pick<SourceEdition, 'documents'>): SourceEdition {
   return {
@@ -718,16 +799,59 @@ function badEdition(overrides: Partial<SourceEdition> & Pick<SourceEdition, 'doc
 describe('bad input', () => {
   const manyStubs = (n: number) => Array.from({ length: n }, (_, i) => stubDocument(`1-${9000 + i}`));
   const cases: Array<{ name: string; edition: () => SourceEdition; message: RegExp }> = [
-    { name: 'a key of another collection', edition: () => badEdition({ documents: [stubDocument('1-1'), stubDocument('frap-32')] }), message: /'frap-32' is not a United States Code key \(collection usc\)/ },
+    {
+      name: 'a key of another collection',
+      edition: () => badEdition({ documents: [stubDocument('1-1'), stubDocument('frap-32')] }),
+      message: /'frap-32' is not a United States Code key \(collection usc\)/,
+    },
     // 22-404.05 is a well-formed US Code key (title 22, § 404.05): what is wrong is the title, outside the edition's scope.
-    { name: "a D.C. section number in a US Code Title 1 edition", edition: () => badEdition({ documents: [stubDocument('22-404.05')] }), message: /22-404\.05 lies outside the edition's scope \(prefix:1-\)/ },
-    { name: 'a key outside a keys scope', edition: () => badEdition({ collection: 'dc-code', scope: { kind: 'keys', keys: ['22-404.05'] }, documents: [stubDocument('22-4234')] }), message: /22-4234 lies outside the edition's scope \(keys:/ },
-    { name: 'a key twice in one edition', edition: () => badEdition({ documents: [stubDocument('1-1'), stubDocument('1-2'), stubDocument('1-1')] }), message: /key 1-1 appears twice in one edition/ },
-    { name: 'a key twice, after the first write batch', edition: () => badEdition({ documents: [...manyStubs(450), stubDocument('1-9001')] }), message: /key 1-9001 appears twice in one edition/ },
-    { name: 'a one-shot generator with a bad key late', edition: () => badEdition({ documents: (function* () { yield* manyStubs(300); yield stubDocument('frap-1'); })() }), message: /'frap-1' is not a United States Code key/ },
-    { name: 'an impossible date', edition: () => badEdition({ date: '2024-02-30', documents: [stubDocument('1-1')] }), message: /edition date '2024-02-30' is not YYYY-MM-DD/ },
-    { name: 'a date in another format', edition: () => badEdition({ date: '01/01/2024', documents: [stubDocument('1-1')] }), message: /edition date '01\/01\/2024' is not YYYY-MM-DD/ },
-    { name: 'an unknown collection', edition: () => badEdition({ collection: 'cfr', documents: [stubDocument('1-1')] }), message: /unknown collection 'cfr'/ },
+    {
+      name: 'a D.C. section number in a US Code Title 1 edition',
+      edition: () => badEdition({ documents: [stubDocument('22-404.05')] }),
+      message: /22-404\.05 lies outside the edition's scope \(prefix:1-\)/,
+    },
+    {
+      name: 'a key outside a keys scope',
+      edition: () =>
+        badEdition({ collection: 'dc-code', scope: { kind: 'keys', keys: ['22-404.05'] }, documents: [stubDocument('22-4234')] }),
+      message: /22-4234 lies outside the edition's scope \(keys:/,
+    },
+    {
+      name: 'a key twice in one edition',
+      edition: () => badEdition({ documents: [stubDocument('1-1'), stubDocument('1-2'), stubDocument('1-1')] }),
+      message: /key 1-1 appears twice in one edition/,
+    },
+    {
+      name: 'a key twice, after the first write batch',
+      edition: () => badEdition({ documents: [...manyStubs(450), stubDocument('1-9001')] }),
+      message: /key 1-9001 appears twice in one edition/,
+    },
+    {
+      name: 'a one-shot generator with a bad key late',
+      edition: () =>
+        badEdition({
+          documents: (function* () {
+            yield* manyStubs(300);
+            yield stubDocument('frap-1');
+          })(),
+        }),
+      message: /'frap-1' is not a United States Code key/,
+    },
+    {
+      name: 'an impossible date',
+      edition: () => badEdition({ date: '2024-02-30', documents: [stubDocument('1-1')] }),
+      message: /edition date '2024-02-30' is not YYYY-MM-DD/,
+    },
+    {
+      name: 'a date in another format',
+      edition: () => badEdition({ date: '01/01/2024', documents: [stubDocument('1-1')] }),
+      message: /edition date '01\/01\/2024' is not YYYY-MM-DD/,
+    },
+    {
+      name: 'an unknown collection',
+      edition: () => badEdition({ collection: 'cfr', documents: [stubDocument('1-1')] }),
+      message: /unknown collection 'cfr'/,
+    },
   ];
 
   for (const c of cases) {

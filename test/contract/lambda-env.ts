@@ -6,7 +6,11 @@ import type { TableKind } from '#stores/dynamodb/tables.ts';
  * reach AWS, Powertools quiet and untraced, and the tables given (a function is bound to those alone); `extra` adds or
  * overrides the rest (addresses, a metrics switch).
  */
-export function deployedLambdaEnv(dynamoEndpoint: string, tables: Partial<Record<TableKind, string>>, extra: Record<string, string> = {}): Record<string, string> {
+export function deployedLambdaEnv(
+  dynamoEndpoint: string,
+  tables: Partial<Record<TableKind, string>>,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',

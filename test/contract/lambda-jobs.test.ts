@@ -8,24 +8,24 @@
  * probe, coverage and audit on it. Tests that need other state get fresh tables on the same dynalite.
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { s3SourceFiles } from '#lambda/adapters/s3-source-files.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
 import { auditHandler } from '#lambda/jobs/audit-job.ts';
 import { coverageHandler } from '#lambda/jobs/coverage-job.ts';
 import type { IngestJobEvent } from '#lambda/jobs/ingest-event.ts';
 import { ingestHandler } from '#lambda/jobs/ingest-job.ts';
-import { JOB_METRICS, JOB_NAMES, jobMetricDimensions, type JobName } from '#lambda/jobs/metrics.ts';
-import { deployedLambdaEnv } from './lambda-env.ts';
+import { JOB_METRICS, JOB_NAMES, type JobName, jobMetricDimensions } from '#lambda/jobs/metrics.ts';
 import { probeHandler } from '#lambda/jobs/probe-job.ts';
 import { LocalSourceFiles } from '#lambda/jobs/source-files.ts';
-import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { startFakeS3 } from '../support/fake-s3.ts';
+import { deployedLambdaEnv } from './lambda-env.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const RETRIEVED_AT = '2026-11-22T07:25:00Z';
@@ -54,7 +54,13 @@ async function freshTables() {
   return { names, versions: new DynamoVersionStore(doc, names.versions), ops: new DynamoOpsStore(doc, names.ops) };
 }
 
-const context = (id: string) => ({ awsRequestId: id, functionName: id, callbackWaitsForEmptyEventLoop: false, getRemainingTimeInMillis: () => 900_000 }) as unknown as Context;
+const context = (id: string) =>
+  ({
+    awsRequestId: id,
+    functionName: id,
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 900_000,
+  }) as unknown as Context;
 const later = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
 const searchFromPglite = () => stores.search;
 const sampleFiles = () => new LocalSourceFiles(SAMPLE);
@@ -70,7 +76,9 @@ interface Emitted {
 function emitted(): Emitted[] {
   return log.mock.calls.flatMap(([line]) => {
     if (typeof line !== 'string' || !line.includes('"_aws"')) return [];
-    const doc = JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } };
+    const doc = JSON.parse(line) as Record<string, unknown> & {
+      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+    };
     return doc._aws.CloudWatchMetrics.flatMap((set) =>
       set.Metrics.map((m) => ({
         name: m.Name,
@@ -82,7 +90,10 @@ function emitted(): Emitted[] {
   });
 }
 const metric = (name: string) => emitted().find((m) => m.name === name)?.value;
-const metricNames = () => emitted().map((m) => m.name).sort();
+const metricNames = () =>
+  emitted()
+    .map((m) => m.name)
+    .sort();
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null, { cache: false });
@@ -117,7 +128,9 @@ describe('the ingest job', () => {
     expect((await stores.ops.getCoverage())?.dirtySince).toBeNull();
   });
 
-  it('loads the bundled sample through the SourceFiles port, syncs the format records and marks coverage for refresh', { timeout: 180_000 }, async () => {
+  it('loads the bundled sample through the SourceFiles port, syncs the format records and marks coverage for refresh', {
+    timeout: 180_000,
+  }, async () => {
     // Prepare
     const handler = ingestHandler({ search: searchFromPglite, sources: sampleFiles });
     const results: unknown[] = [];
@@ -134,7 +147,11 @@ describe('the ingest job', () => {
     expect(await stores.search.count()).toBeGreaterThan(0);
     const runs = emitted().filter((m) => m.name === JOB_METRICS.ingestSucceeded);
     expect(runs.map((m) => m.value)).toEqual([1, 1, 1, 1]);
-    expect(emitted().filter((m) => m.name === JOB_METRICS.ingestVersionsWritten).every((m) => m.value > 0)).toBe(true);
+    expect(
+      emitted()
+        .filter((m) => m.name === JOB_METRICS.ingestVersionsWritten)
+        .every((m) => m.value > 0),
+    ).toBe(true);
     expect(emitted().some((m) => m.name === JOB_METRICS.ingestFailed || m.name === JOB_METRICS.failed)).toBe(false);
   });
 
@@ -145,7 +162,10 @@ describe('the ingest job', () => {
     // Act
     for (const [i, event] of SAMPLE_EVENTS.entries()) await handler(event, context(`reingest-${i}`));
     // Assess
-    const sums = (name: string) => emitted().filter((m) => m.name === name).reduce((n, m) => n + m.value, 0);
+    const sums = (name: string) =>
+      emitted()
+        .filter((m) => m.name === name)
+        .reduce((n, m) => n + m.value, 0);
     expect(sums(JOB_METRICS.ingestSucceeded)).toBe(SAMPLE_EVENTS.length);
     expect(sums(JOB_METRICS.ingestVersionsWritten)).toBe(0);
     expect(sums(JOB_METRICS.ingestChangedKeys)).toBe(0);
@@ -186,11 +206,19 @@ describe('the ingest job', () => {
   it('loads CourtListener records from the sources into the case-law replica (a courtlistener event), and a rerun adds nothing', async () => {
     // Prepare
     // Chester v. State (267 Ga. 9) from the API records; Marsh v. Chambers's citing cases from the network fixture.
-    const chester = async () => [...(await stores.caselaw.clustersByCitation([{ volume: '267', reporter: 'Ga.', page: '9' }])).values()].flat();
+    const chester = async () =>
+      [...(await stores.caselaw.clustersByCitation([{ volume: '267', reporter: 'Ga.', page: '9' }])).values()].flat();
     expect(await chester()).toEqual([]);
     expect(await stores.caselaw.citedByCount(111014)).toBe(0);
     const handler = ingestHandler({ search: searchFromPglite, sources: sampleFiles, caselaw: () => stores.caselaw });
-    const event = { kind: 'courtlistener', paths: ['caselaw/courtlistener-fixtures/court_data.json', 'caselaw/courtlistener-fixtures/tog_to_marsh.json', 'caselaw/courtlistener-api-v3'] } as const;
+    const event = {
+      kind: 'courtlistener',
+      paths: [
+        'caselaw/courtlistener-fixtures/court_data.json',
+        'caselaw/courtlistener-fixtures/tog_to_marsh.json',
+        'caselaw/courtlistener-api-v3',
+      ],
+    } as const;
     // Act
     const first = (await handler(event, context('caselaw'))) as { kind: string; report: { clusters: number; citations: number } };
     const citedBy = await stores.caselaw.citedByCount(111014);
@@ -202,16 +230,25 @@ describe('the ingest job', () => {
     expect(citedBy).toBe(14);
     expect(await stores.caselaw.citedByCount(111014)).toBe(citedBy);
     expect(second.report.clusters).toBe(first.report.clusters);
-    expect(emitted().filter((m) => m.name === JOB_METRICS.ingestSucceeded).map((m) => m.value)).toEqual([1, 1]);
+    expect(
+      emitted()
+        .filter((m) => m.name === JOB_METRICS.ingestSucceeded)
+        .map((m) => m.value),
+    ).toEqual([1, 1]);
   });
 
   it('refuses a courtlistener event naming a file the sources lack, and fails when no replica is bound', async () => {
     const withReplica = ingestHandler({ search: searchFromPglite, sources: sampleFiles, caselaw: () => stores.caselaw });
-    const refused = (await withReplica({ kind: 'courtlistener', paths: ['caselaw/opinions-2099-01-01.csv'] }, context('caselaw-missing'))) as { refused?: string };
+    const refused = (await withReplica(
+      { kind: 'courtlistener', paths: ['caselaw/opinions-2099-01-01.csv'] },
+      context('caselaw-missing'),
+    )) as { refused?: string };
     expect(refused.refused).toContain(`no file or folder named 'caselaw/opinions-2099-01-01.csv'`);
 
     const withoutReplica = ingestHandler({ search: searchFromPglite, sources: sampleFiles });
-    await expect(withoutReplica({ kind: 'courtlistener', paths: ['caselaw/courtlistener-api-v3'] }, context('caselaw-unbound'))).rejects.toThrow(`${ENV.caseLawHost} is not set`);
+    await expect(
+      withoutReplica({ kind: 'courtlistener', paths: ['caselaw/courtlistener-api-v3'] }, context('caselaw-unbound')),
+    ).rejects.toThrow(`${ENV.caseLawHost} is not set`);
   });
 
   it('fails (thrown, so Lambda retries it and the DLQ gets it) when no sources bucket is bound', async () => {
@@ -222,13 +259,19 @@ describe('the ingest job', () => {
 
   it('fails when a store fails, counting JobFailed and IngestFailed', async () => {
     // Prepare: the ops table (the ingest lease) does not exist
-    const handler = ingestHandler({ search: searchFromPglite, sources: sampleFiles, env: { ...jobEnv(), [TABLE_ENV.ops]: 'asof-jobs-missing-ops' } });
+    const handler = ingestHandler({
+      search: searchFromPglite,
+      sources: sampleFiles,
+      env: { ...jobEnv(), [TABLE_ENV.ops]: 'asof-jobs-missing-ops' },
+    });
     // Act, Assess
     await expect(handler(SAMPLE_EVENTS[0]!, context('store-fails'))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
     expect(metricNames()).toEqual([JOB_METRICS.failed, JOB_METRICS.ingestFailed].sort());
   });
 
-  it('reads its files from the sources bucket through the S3 reader; retrieved at the ingest unless the event says', { timeout: 60_000 }, async () => {
+  it('reads its files from the sources bucket through the S3 reader; retrieved at the ingest unless the event says', {
+    timeout: 60_000,
+  }, async () => {
     // Prepare
     const fake = await startFakeS3();
     const ingestedAt = new Date('2026-11-23T09:30:00Z');
@@ -260,8 +303,14 @@ describe('the probe job', () => {
     // Act
     const first = (await probeHandler({ search: searchFromPglite, env })({}, context('probe-1'))) as { checkedAt: string; probed: boolean };
     const firstMetric = metric(JOB_METRICS.corpusHealthy);
-    const second = (await probeHandler({ search: searchFromPglite, env, now: later(4) })({}, context('probe-2'))) as { checkedAt: string; probed: boolean };
-    const third = (await probeHandler({ search: searchFromPglite, env, now: later(6) })({}, context('probe-3'))) as { checkedAt: string; probed: boolean };
+    const second = (await probeHandler({ search: searchFromPglite, env, now: later(4) })({}, context('probe-2'))) as {
+      checkedAt: string;
+      probed: boolean;
+    };
+    const third = (await probeHandler({ search: searchFromPglite, env, now: later(6) })({}, context('probe-3'))) as {
+      checkedAt: string;
+      probed: boolean;
+    };
     // Assess
     expect(first).toMatchObject({ reachable: true, detail: 'ok', probed: true });
     expect(await ops.getHealthVerdict()).toEqual({ checkedAt: third.checkedAt, reachable: true, detail: 'ok' });
@@ -269,7 +318,11 @@ describe('the probe job', () => {
     expect(third.probed).toBe(true);
     expect(third.checkedAt > first.checkedAt).toBe(true);
     expect(firstMetric).toBe(1);
-    expect(emitted().filter((m) => m.name === JOB_METRICS.corpusHealthy).map((m) => m.value)).toEqual([1, 1, 1]);
+    expect(
+      emitted()
+        .filter((m) => m.name === JOB_METRICS.corpusHealthy)
+        .map((m) => m.value),
+    ).toEqual([1, 1, 1]);
   });
 
   it('emits CorpusHealthy 0 and records the corpus unhealthy when no search index is bound', async () => {
@@ -291,7 +344,10 @@ describe('the probe job', () => {
     process.env.AWS_ENDPOINT_URL_DYNAMODB = 'http://127.0.0.1:9';
     try {
       // Act
-      const result = await probeHandler({ search: searchFromPglite, env: { ...jobEnv(), AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' } })({}, context('probe-down'));
+      const result = await probeHandler({
+        search: searchFromPglite,
+        env: { ...jobEnv(), AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' },
+      })({}, context('probe-down'));
       // Assess
       expect(result).toMatchObject({ reachable: false, detail: 'versions_unreachable' });
       expect(metric(JOB_METRICS.corpusHealthy)).toBe(0);
@@ -322,9 +378,15 @@ describe('the coverage job', () => {
 });
 
 describe('the audit job', () => {
-  it('stores a scheduled run per jurisdiction and one over everything, and emits its failed and warned checks', { timeout: 60_000 }, async () => {
+  it('stores a scheduled run per jurisdiction and one over everything, and emits its failed and warned checks', {
+    timeout: 60_000,
+  }, async () => {
     // Act
-    const runs = (await auditHandler({ search: searchFromPglite })({}, context('audit'))) as { jurisdiction: string; failed: number; warned: number }[];
+    const runs = (await auditHandler({ search: searchFromPglite })({}, context('audit'))) as {
+      jurisdiction: string;
+      failed: number;
+      warned: number;
+    }[];
     // Assess
     const all = await stores.ops.latestAuditRun('all');
     expect(all?.run).toMatchObject({ trigger: 'schedule', jurisdiction: 'all' });
@@ -334,7 +396,10 @@ describe('the audit job', () => {
   });
 
   it('throws and counts JobFailed without a search index to check (a stage without its domain)', async () => {
-    await expect(auditHandler({})({}, context('audit-no-search'))).rejects.toMatchObject({ name: 'StoreUnavailableError', store: 'search' });
+    await expect(auditHandler({})({}, context('audit-no-search'))).rejects.toMatchObject({
+      name: 'StoreUnavailableError',
+      store: 'search',
+    });
     expect(metricNames()).toEqual([JOB_METRICS.failed]);
   });
 });

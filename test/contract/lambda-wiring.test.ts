@@ -10,10 +10,10 @@ import { issueKey } from '#accounts/issue-key.ts';
 import { ROUTE_STORES, type Route } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ENV } from '#lambda/env.ts';
-import { deployedLambdaEnv } from './lambda-env.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
 import { lambdaServices } from '#lambda/services.ts';
-import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
+import { deployedLambdaEnv } from './lambda-env.ts';
 
 let stores: EmbeddedStores;
 let key: string;
@@ -21,7 +21,11 @@ const saved = { ...process.env };
 
 /** The environment a deployed route function gets: every table bound (the test narrows nothing; the wiring must). */
 const deployedEnv = (endpoint: string) =>
-  deployedLambdaEnv(endpoint, LOCAL_TABLES, { POWERTOOLS_LOG_LEVEL: 'ERROR', [ENV.siteUrl]: 'https://asof.test', [ENV.baseUrl]: 'https://asof.test/v1' });
+  deployedLambdaEnv(endpoint, LOCAL_TABLES, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    [ENV.siteUrl]: 'https://asof.test',
+    [ENV.baseUrl]: 'https://asof.test/v1',
+  });
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null, { cache: false });
@@ -36,7 +40,10 @@ afterAll(async () => {
 });
 
 /** A valid call of each route, as API Gateway's proxy integration delivers it. */
-const CALLS: Record<string, { method: 'GET' | 'POST'; query?: Record<string, string>; body?: unknown; pathParameters?: Record<string, string> }> = {
+const CALLS: Record<
+  string,
+  { method: 'GET' | 'POST'; query?: Record<string, string>; body?: unknown; pathParameters?: Record<string, string> }
+> = {
   'law-lookup': { method: 'GET', query: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
   'law-text': { method: 'GET', query: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
   'law-search': { method: 'GET', query: { q: 'strangulation', jurisdiction: 'dc' } },
@@ -66,11 +73,23 @@ function apiEvent(route: Route, call: (typeof CALLS)[string]): APIGatewayProxyEv
     body: call.body === undefined ? null : JSON.stringify(call.body),
     isBase64Encoded: false,
     stageVariables: null,
-    requestContext: { requestId, httpMethod: call.method, path: `/v1${route.path}`, resourcePath: route.path, stage: 'v1' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      requestId,
+      httpMethod: call.method,
+      path: `/v1${route.path}`,
+      resourcePath: route.path,
+      stage: 'v1',
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
-const context = (id: string) => ({ awsRequestId: id, functionName: id, callbackWaitsForEmptyEventLoop: false, getRemainingTimeInMillis: () => 10_000 }) as unknown as Context;
+const context = (id: string) =>
+  ({
+    awsRequestId: id,
+    functionName: id,
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 10_000,
+  }) as unknown as Context;
 
 describe('a route function is wired to what its route declares', () => {
   it('has a valid call for every route (so the next test covers the whole table)', () => {
@@ -79,7 +98,11 @@ describe('a route function is wired to what its route declares', () => {
 
   it('answers a valid call of every route with only the declared stores: no "not configured" 503', async () => {
     for (const route of ROUTES) {
-      const handler = routeLambda(route, { search: () => stores.search, caselaw: () => stores.caselaw, fallback: () => ({ provider: null, dailyRequests: 0, perRequestCap: 0 }) });
+      const handler = routeLambda(route, {
+        search: () => stores.search,
+        caselaw: () => stores.caselaw,
+        fallback: () => ({ provider: null, dailyRequests: 0, perRequestCap: 0 }),
+      });
       const res = await handler(apiEvent(route, CALLS[route.id]!), context(route.id));
       // An empty store still answers (200, or a 404 such as not_carried); a store that is not wired answers 503.
       expect(res.statusCode, `${route.id}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
@@ -96,7 +119,11 @@ describe('a route function is wired to what its route declares', () => {
 
   it('leaves every store the route does not declare unwired', () => {
     for (const route of ROUTES) {
-      const services = lambdaServices(route, { search: () => stores.search, caselaw: () => stores.caselaw, fallback: () => ({ provider: null, dailyRequests: 1, perRequestCap: 1 }) });
+      const services = lambdaServices(route, {
+        search: () => stores.search,
+        caselaw: () => stores.caselaw,
+        fallback: () => ({ provider: null, dailyRequests: 1, perRequestCap: 1 }),
+      });
       const wired = {
         versions: services.versions !== null,
         search: services.search !== null,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Ceilings } from '#accounts/plans.ts';
 import type { ChargeRequest, ChargeResult, MeterStore, UsageRecord } from '#accounts/ports.ts';
-import { windowsAt, type MeterWindows } from '#accounts/windows.ts';
+import { type MeterWindows, windowsAt } from '#accounts/windows.ts';
 
 const at = (iso: string): MeterWindows => windowsAt(new Date(iso));
 const NOON = '2026-11-22T12:00:10Z';
@@ -78,8 +78,14 @@ export function describeMeterStoreContract(name: string, factory: () => Promise<
       const c = { perMinute: 1 };
       expect((await store.charge(chargeOf({ ceilings: c, windows: at('2026-11-30T23:58:59Z') }))).admitted).toBe(true);
       expect((await store.charge(chargeOf({ ceilings: c, windows: at('2026-11-30T23:58:59Z') }))).admitted).toBe(false);
-      expect(await store.charge(chargeOf({ ceilings: c, windows: at('2026-11-30T23:59:00Z') }))).toEqual({ admitted: true, usage: { minute: 1, day: 2, month: 2 } });
-      expect(await store.charge(chargeOf({ ceilings: c, windows: at('2026-12-01T00:00:00Z') }))).toEqual({ admitted: true, usage: { minute: 1, day: 1, month: 1 } });
+      expect(await store.charge(chargeOf({ ceilings: c, windows: at('2026-11-30T23:59:00Z') }))).toEqual({
+        admitted: true,
+        usage: { minute: 1, day: 2, month: 2 },
+      });
+      expect(await store.charge(chargeOf({ ceilings: c, windows: at('2026-12-01T00:00:00Z') }))).toEqual({
+        admitted: true,
+        usage: { minute: 1, day: 1, month: 1 },
+      });
       expect(await store.usage('key_a', at('2026-11-30T23:59:30Z'))).toEqual({ minute: 1, day: 2, month: 2 });
     });
 
@@ -114,7 +120,10 @@ export function describeMeterStoreContract(name: string, factory: () => Promise<
         const keyId = `key_${label}`;
         const results = await Promise.all(Array.from({ length: 20 }, () => store.charge(chargeOf({ keyId, ceilings }))));
         expect(admitted(results), label).toBe(7);
-        expect(results.filter((r) => !r.admitted).every((r) => !r.admitted && r.exceeded === label), label).toBe(true);
+        expect(
+          results.filter((r) => !r.admitted).every((r) => !r.admitted && r.exceeded === label),
+          label,
+        ).toBe(true);
         const used = await store.usage(keyId, at(NOON));
         expect(label === 'minute' ? used.minute : label === 'day' ? used.day : used.month, label).toBe(7);
       }
@@ -123,7 +132,10 @@ export function describeMeterStoreContract(name: string, factory: () => Promise<
     it('never goes over a ceiling, never refuses a call that fits, and counts exactly the admitted units (property)', async () => {
       // Batches of concurrent calls of mixed sizes, the clock moving between batches (seconds, minutes, days).
       const call = fc.record({ units: fc.integer({ min: 1, max: 4 }) });
-      const step = fc.record({ calls: fc.array(call, { minLength: 1, maxLength: 8 }), advanceS: fc.constantFrom(0, 1, 30, 61, 3_600, 86_400) });
+      const step = fc.record({
+        calls: fc.array(call, { minLength: 1, maxLength: 8 }),
+        advanceS: fc.constantFrom(0, 1, 30, 61, 3_600, 86_400),
+      });
       let run = 0;
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
@@ -163,11 +175,18 @@ export function describeMeterStoreContract(name: string, factory: () => Promise<
             // of them admit exactly min(N, L).
             const sizes = s.calls.map((c) => c.units);
             const total = sizes.reduce((a, b) => a + b, 0);
-            const fits = before.minute + sizes.length <= ceilings.perMinute && before.day + total <= ceilings.daily && before.month + total <= ceilings.monthly;
+            const fits =
+              before.minute + sizes.length <= ceilings.perMinute &&
+              before.day + total <= ceilings.daily &&
+              before.month + total <= ceilings.monthly;
             if (fits) expect(admitted(results)).toBe(sizes.length);
             if (sizes.every((u) => u === sizes[0])) {
               const u = sizes[0]!;
-              const room = Math.min(ceilings.perMinute - before.minute, Math.floor((ceilings.daily - before.day) / u), Math.floor((ceilings.monthly - before.month) / u));
+              const room = Math.min(
+                ceilings.perMinute - before.minute,
+                Math.floor((ceilings.daily - before.day) / u),
+                Math.floor((ceilings.monthly - before.month) / u),
+              );
               expect(admitted(results)).toBe(Math.max(0, Math.min(sizes.length, room)));
             }
           }
@@ -200,7 +219,12 @@ export function describeMeterStoreContract(name: string, factory: () => Promise<
         test: false,
         ...over,
       });
-      const records = [rec({}), rec({ routeId: 'law-search', at: '2026-11-22T23:59:59.000Z' }), rec({ at: '2026-11-23T00:00:00.000Z', units: 0, status: 429 }), rec({ keyId: 'key_b' })];
+      const records = [
+        rec({}),
+        rec({ routeId: 'law-search', at: '2026-11-22T23:59:59.000Z' }),
+        rec({ at: '2026-11-23T00:00:00.000Z', units: 0, status: 429 }),
+        rec({ keyId: 'key_b' }),
+      ];
       records.push(...Array.from({ length: 30 }, (_, i) => rec({ at: `2026-11-22T13:00:${String(i).padStart(2, '0')}.000Z` })));
 
       await store.record(records);

@@ -35,7 +35,10 @@ async function meterAt(iso: string, store?: MeterStore) {
 const key = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => keyRecord('key_m', { plan: 'tiny', ...over });
 let rid = 0;
 const refusal = async (p: Promise<unknown>): Promise<AppError> => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
   return err;
 };
@@ -125,7 +128,13 @@ describe('the meter', () => {
     await meter.recordUnbilled(k, 'law-lookup', 'req-refused', 429);
     await usage.flush();
 
-    const records = (await store.records('key_m', '2026-11-22')).map(({ requestId, routeId, units, status, test }) => ({ requestId, routeId, units, status, test }));
+    const records = (await store.records('key_m', '2026-11-22')).map(({ requestId, routeId, units, status, test }) => ({
+      requestId,
+      routeId,
+      units,
+      status,
+      test,
+    }));
     expect(records.sort((a, b) => a.requestId.localeCompare(b.requestId))).toEqual([
       { requestId: 'req-failed', routeId: 'law-search', units: 0, status: 500, test: true },
       { requestId: 'req-ok', routeId: 'law-lookup', units: 1, status: 200, test: true },

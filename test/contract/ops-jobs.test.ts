@@ -7,18 +7,18 @@
  * gets a fresh ops table. The tests that stop the store run last.
  */
 import { fileURLToPath } from 'node:url';
-import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runIngest, type IngestRequest } from '#ingest/jobs.ts';
+import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
 import { refId, type SectionVersion } from '#law/model.ts';
-import { searchDocumentId, toSearchDocument, type SearchIndex, type VersionStore } from '#law/ports.ts';
+import { type SearchIndex, searchDocumentId, toSearchDocument, type VersionStore } from '#law/ports.ts';
 import { CHECKS, runAudit } from '#ops/audit.ts';
 import { COVERAGE_NOTE, CoverageService, computeCoverage } from '#ops/coverage.ts';
 import { corpusHealth, probeCorpus } from '#ops/health.ts';
 import type { AuditFinding, CoverageRecord, OpsStore, StoredAuditRun } from '#ops/ports.ts';
 import { readQuality } from '#ops/quality.ts';
 import { reindex } from '#ops/reindex.ts';
-import { openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, openEmbeddedStores } from '#runtime/embedded-stores.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
 import { contentHash } from '#shared/hash.ts';
@@ -64,7 +64,6 @@ afterAll(async () => {
   await stores?.close();
 });
 
-
 interface Sandbox {
   versions: VersionStore;
   search: SearchIndex;
@@ -107,7 +106,9 @@ async function sampleClone(): Promise<Sandbox> {
     start = out.LastEvaluatedKey;
   } while (start);
   for (let i = 0; i < items.length; i += 25) {
-    const out = await doc.send(new BatchWriteCommand({ RequestItems: { [to.table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    const out = await doc.send(
+      new BatchWriteCommand({ RequestItems: { [to.table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+    );
     expect(Object.keys(out.UnprocessedItems ?? {})).toEqual([]);
   }
   const { rows } = await sql.query<{ column_name: string }>(
@@ -167,7 +168,15 @@ const findingOf = (
   status: 'warn' | 'fail',
   detail: string,
   counts: Partial<Pick<AuditFinding, 'unexplained_empty' | 'misattributed'>> = {},
-): AuditFinding => ({ ...scopeNumbers(versions, scope), check_name: check, status, detail, unexplained_empty: 0, misattributed: 0, ...counts });
+): AuditFinding => ({
+  ...scopeNumbers(versions, scope),
+  check_name: check,
+  status,
+  detail,
+  unexplained_empty: 0,
+  misattributed: 0,
+  ...counts,
+});
 
 describe('quality audit', () => {
   it('finds nothing to report on the sample, storing one run per jurisdiction and one over everything', async () => {
@@ -179,14 +188,49 @@ describe('quality audit', () => {
 
     // Assess
     expect(runs.map((r) => r.run)).toEqual([
-      { ranAt: '2026-11-22T09:00:00.000Z', jurisdiction: 'dc', trigger: 'manual', totalChecks: CHECKS.length, passed: CHECKS.length, warned: 0, failed: 0 },
-      { ranAt: '2026-11-22T09:00:00.000Z', jurisdiction: 'nd', trigger: 'manual', totalChecks: CHECKS.length, passed: CHECKS.length, warned: 0, failed: 0 },
-      { ranAt: '2026-11-22T09:00:00.000Z', jurisdiction: 'us', trigger: 'manual', totalChecks: 2 * CHECKS.length, passed: 2 * CHECKS.length, warned: 0, failed: 0 },
-      { ranAt: '2026-11-22T09:00:00.000Z', jurisdiction: 'all', trigger: 'manual', totalChecks: 4 * CHECKS.length + 1, passed: 4 * CHECKS.length + 1, warned: 0, failed: 0 },
+      {
+        ranAt: '2026-11-22T09:00:00.000Z',
+        jurisdiction: 'dc',
+        trigger: 'manual',
+        totalChecks: CHECKS.length,
+        passed: CHECKS.length,
+        warned: 0,
+        failed: 0,
+      },
+      {
+        ranAt: '2026-11-22T09:00:00.000Z',
+        jurisdiction: 'nd',
+        trigger: 'manual',
+        totalChecks: CHECKS.length,
+        passed: CHECKS.length,
+        warned: 0,
+        failed: 0,
+      },
+      {
+        ranAt: '2026-11-22T09:00:00.000Z',
+        jurisdiction: 'us',
+        trigger: 'manual',
+        totalChecks: 2 * CHECKS.length,
+        passed: 2 * CHECKS.length,
+        warned: 0,
+        failed: 0,
+      },
+      {
+        ranAt: '2026-11-22T09:00:00.000Z',
+        jurisdiction: 'all',
+        trigger: 'manual',
+        totalChecks: 4 * CHECKS.length + 1,
+        passed: 4 * CHECKS.length + 1,
+        warned: 0,
+        failed: 0,
+      },
     ]);
     expect(runs.flatMap((r) => r.findings)).toEqual([]);
-    for (const r of runs) expect(await readQuality(s.ops, { jurisdiction: r.run.jurisdiction })).toMatchObject({ run: r.run, findings: [] });
-    expect((await readQuality(s.ops, {})).note).toBe(`Audit of the service's stored data, not of the law. Only non-passing checks are listed: 37 of 37 passed.`);
+    for (const r of runs)
+      expect(await readQuality(s.ops, { jurisdiction: r.run.jurisdiction })).toMatchObject({ run: r.run, findings: [] });
+    expect((await readQuality(s.ops, {})).note).toBe(
+      `Audit of the service's stored data, not of the law. Only non-passing checks are listed: 37 of 37 passed.`,
+    );
   });
 
   interface Corruption {
@@ -233,7 +277,15 @@ describe('quality audit', () => {
       },
       jurisdiction: 'us',
       rows: 51,
-      findings: (vs) => [findingOf(vs, 'frap', 'size-outliers', 'warn', `1 problem(s): frap-15.1@2024-12-01 (${sampleVersion('frap-15.1', '2024-12-01').bodyText.slice(0, 20).trim().length} chars)`)],
+      findings: (vs) => [
+        findingOf(
+          vs,
+          'frap',
+          'size-outliers',
+          'warn',
+          `1 problem(s): frap-15.1@2024-12-01 (${sampleVersion('frap-15.1', '2024-12-01').bodyText.slice(0, 20).trim().length} chars)`,
+        ),
+      ],
     },
     {
       name: 'a version attributed to another collection',
@@ -249,26 +301,45 @@ describe('quality audit', () => {
       name: 'a version whose interval overlaps the next one',
       corrupt: (s) => {
         const v = sampleVersion('22-404.05', '2024-03-18');
-        return s.versions.applyWrites([{ kind: 'setValidTo', ref: v.citation, validFrom: v.validFrom, validTo: '2024-03-22T00:00:00-04:00' }]);
+        return s.versions.applyWrites([
+          { kind: 'setValidTo', ref: v.citation, validFrom: v.validFrom, validTo: '2024-03-22T00:00:00-04:00' },
+        ]);
       },
       jurisdiction: 'dc',
       rows: 57,
       findings: (vs) => [
         findingOf(vs, 'dc', 'no-overlaps', 'fail', '1 problem(s): 22-404.05 2024-03-18–2024-03-22 overlaps 2024-03-20'),
-        findingOf(vs, 'dc', 'history-matches-versions', 'fail', '1 problem(s): 22-404.05: stored 3 versions, history implies 3; first difference: stored 2024-03-18–2024-03-22, history 2024-03-18–2024-03-20'),
+        findingOf(
+          vs,
+          'dc',
+          'history-matches-versions',
+          'fail',
+          '1 problem(s): 22-404.05: stored 3 versions, history implies 3; first difference: stored 2024-03-18–2024-03-22, history 2024-03-18–2024-03-20',
+        ),
       ],
     },
     {
       name: 'a version item without a history (indexed like any other)',
       corrupt: async (s) => {
         const v = sampleVersion('1-1', '2013-07-26');
-        const stray: SectionVersion = { ...v, citation: { ...v.citation, key: '1-999', display: '1 U.S.C. § 999', parts: { title: '1', section: '999' } } };
+        const stray: SectionVersion = {
+          ...v,
+          citation: { ...v.citation, key: '1-999', display: '1 U.S.C. § 999', parts: { title: '1', section: '999' } },
+        };
         await put(s, stray);
         await s.search.upsert([toSearchDocument(stray)]);
       },
       jurisdiction: 'us',
       rows: 45,
-      findings: (vs) => [findingOf(vs, 'usc', 'history-matches-versions', 'fail', '1 problem(s): 1-999: stored 1 versions, history implies 0; first difference: stored 2013-07-26–9999-12-31, history none')],
+      findings: (vs) => [
+        findingOf(
+          vs,
+          'usc',
+          'history-matches-versions',
+          'fail',
+          '1 problem(s): 1-999: stored 1 versions, history implies 0; first difference: stored 2013-07-26–9999-12-31, history none',
+        ),
+      ],
     },
     {
       name: 'a lost version in the middle of a history: a gap no absence explains',
@@ -281,7 +352,13 @@ describe('quality audit', () => {
       rows: 56,
       findings: (vs) => [
         findingOf(vs, 'dc', 'gaps-explained', 'warn', '1 problem(s): 2-534 2022-10-05–2022-12-07'),
-        findingOf(vs, 'dc', 'history-matches-versions', 'fail', '1 problem(s): 2-534: stored 14 versions, history implies 15; first difference: stored 2022-12-07–2023-05-12, history 2022-10-05–2022-12-07'),
+        findingOf(
+          vs,
+          'dc',
+          'history-matches-versions',
+          'fail',
+          '1 problem(s): 2-534: stored 14 versions, history implies 15; first difference: stored 2022-12-07–2023-05-12, history 2022-10-05–2022-12-07',
+        ),
       ],
     },
     {
@@ -309,7 +386,17 @@ describe('quality audit', () => {
       rows: 162,
       findings: () => [],
       allOnly: (vs) => [
-        { scope: 'search', check_name: 'search-index-in-sync', status: 'warn', detail: `search index holds ${vs.length - 1} documents for ${vs.length} versions; run \`asof reindex\``, rows: vs.length, avg_chars: null, max_chars: null, unexplained_empty: 0, misattributed: 0 },
+        {
+          scope: 'search',
+          check_name: 'search-index-in-sync',
+          status: 'warn',
+          detail: `search index holds ${vs.length - 1} documents for ${vs.length} versions; run \`asof reindex\``,
+          rows: vs.length,
+          avg_chars: null,
+          max_chars: null,
+          unexplained_empty: 0,
+          misattributed: 0,
+        },
       ],
     },
   ];
@@ -331,7 +418,8 @@ describe('quality audit', () => {
       const warned = expected.filter((f) => f.status === 'warn').length;
       const failed = expected.filter((f) => f.status === 'fail').length;
       expect(own.run).toMatchObject({ trigger: 'schedule', warned, failed, passed: own.run.totalChecks - warned - failed });
-      for (const other of runs.filter((r) => r.run.jurisdiction !== c.jurisdiction && r.run.jurisdiction !== 'all')) expect(other.findings).toEqual([]);
+      for (const other of runs.filter((r) => r.run.jurisdiction !== c.jurisdiction && r.run.jurisdiction !== 'all'))
+        expect(other.findings).toEqual([]);
       const extra = c.allOnly?.(versions) ?? [];
       expect([...expected, ...extra].map((f) => f.rows)).toEqual([...expected, ...extra].map(() => c.rows));
       const all = runOf(runs, 'all');
@@ -382,10 +470,54 @@ describe('quality audit', () => {
 // ---- 2. coverage ------------------------------------------------------------------------------------------------
 
 const EXPECTED_COVERAGE: CoverageRecord[] = [
-  { jurisdiction: 'dc', corpus: 'statutes', name: 'Code of the District of Columbia', cadenceClass: 'continuous', temporalBasis: 'compiled-edition', coverageFrom: '2021-10-18', latestVersion: '2024-10-11', sections: 6, versions: 57, lastRetrievedAt: RETRIEVED_AT },
-  { jurisdiction: 'nd', corpus: 'rules', name: 'North Dakota Rules of Appellate Procedure', cadenceClass: 'irregular', temporalBasis: 'retrieval-date', coverageFrom: '2026-03-07', latestVersion: 'N.D.R.App.P. as checked against ndcourts.gov on 2026-03-07', sections: 10, versions: 10, lastRetrievedAt: RETRIEVED_AT },
-  { jurisdiction: 'us', corpus: 'rules', name: 'Federal Rules of Appellate Procedure', cadenceClass: 'annual', temporalBasis: 'compiled-edition', coverageFrom: '2024-12-01', latestVersion: 'FRAP as amended to December 1, 2024', sections: 51, versions: 51, lastRetrievedAt: RETRIEVED_AT },
-  { jurisdiction: 'us', corpus: 'statutes', name: 'United States Code', cadenceClass: 'edition', temporalBasis: 'compiled-edition', coverageFrom: '2013-07-26', latestVersion: 'Online@117-80', sections: 39, versions: 44, lastRetrievedAt: RETRIEVED_AT },
+  {
+    jurisdiction: 'dc',
+    corpus: 'statutes',
+    name: 'Code of the District of Columbia',
+    cadenceClass: 'continuous',
+    temporalBasis: 'compiled-edition',
+    coverageFrom: '2021-10-18',
+    latestVersion: '2024-10-11',
+    sections: 6,
+    versions: 57,
+    lastRetrievedAt: RETRIEVED_AT,
+  },
+  {
+    jurisdiction: 'nd',
+    corpus: 'rules',
+    name: 'North Dakota Rules of Appellate Procedure',
+    cadenceClass: 'irregular',
+    temporalBasis: 'retrieval-date',
+    coverageFrom: '2026-03-07',
+    latestVersion: 'N.D.R.App.P. as checked against ndcourts.gov on 2026-03-07',
+    sections: 10,
+    versions: 10,
+    lastRetrievedAt: RETRIEVED_AT,
+  },
+  {
+    jurisdiction: 'us',
+    corpus: 'rules',
+    name: 'Federal Rules of Appellate Procedure',
+    cadenceClass: 'annual',
+    temporalBasis: 'compiled-edition',
+    coverageFrom: '2024-12-01',
+    latestVersion: 'FRAP as amended to December 1, 2024',
+    sections: 51,
+    versions: 51,
+    lastRetrievedAt: RETRIEVED_AT,
+  },
+  {
+    jurisdiction: 'us',
+    corpus: 'statutes',
+    name: 'United States Code',
+    cadenceClass: 'edition',
+    temporalBasis: 'compiled-edition',
+    coverageFrom: '2013-07-26',
+    latestVersion: 'Online@117-80',
+    sections: 39,
+    versions: 44,
+    lastRetrievedAt: RETRIEVED_AT,
+  },
 ];
 
 /** A version store that counts coverage computations (history scans) and fails them on demand. */
@@ -436,8 +568,17 @@ describe('coverage', () => {
 
     // Assess
     expect(first).toEqual({ coverage: EXPECTED_COVERAGE, note: COVERAGE_NOTE, generatedAt: '2026-11-22T12:00:00.000Z' });
-    expect(await h.ops.getCoverage()).toMatchObject({ records: EXPECTED_COVERAGE, generatedAt: '2026-11-22T12:00:00.000Z', refreshFailures: 0, dirtySince: null });
-    expect(second).toEqual({ coverage: EXPECTED_COVERAGE.filter((r) => r.jurisdiction === 'us'), note: COVERAGE_NOTE, generatedAt: '2026-11-22T12:00:00.000Z' });
+    expect(await h.ops.getCoverage()).toMatchObject({
+      records: EXPECTED_COVERAGE,
+      generatedAt: '2026-11-22T12:00:00.000Z',
+      refreshFailures: 0,
+      dirtySince: null,
+    });
+    expect(second).toEqual({
+      coverage: EXPECTED_COVERAGE.filter((r) => r.jurisdiction === 'us'),
+      note: COVERAGE_NOTE,
+      generatedAt: '2026-11-22T12:00:00.000Z',
+    });
     expect(h.control.scans).toBe(1);
     expect(h.behind).toHaveLength(0);
   });
@@ -454,7 +595,10 @@ describe('coverage', () => {
 
     // Assess: cached numbers, no recomputation yet, one task for both reads
     expect(stale).toEqual({ coverage: EXPECTED_COVERAGE, note: COVERAGE_NOTE, generatedAt: '2026-11-22T12:00:00.000Z' });
-    expect(again.coverage.map((r) => r.name)).toEqual(['North Dakota Rules of Appellate Procedure', 'Federal Rules of Appellate Procedure']);
+    expect(again.coverage.map((r) => r.name)).toEqual([
+      'North Dakota Rules of Appellate Procedure',
+      'Federal Rules of Appellate Procedure',
+    ]);
     expect(h.control.scans).toBe(1);
     expect(h.behind).toHaveLength(1);
 
@@ -476,7 +620,11 @@ describe('coverage', () => {
 
     // Assess
     expect(dirty.coverage).toEqual(EXPECTED_COVERAGE);
-    expect(dirty.stale).toEqual({ ageSeconds: 30, refreshFailures: 0, lastError: 'the store changed at 2026-11-22T12:00:30.000Z (ingest); refresh pending' });
+    expect(dirty.stale).toEqual({
+      ageSeconds: 30,
+      refreshFailures: 0,
+      lastError: 'the store changed at 2026-11-22T12:00:30.000Z (ingest); refresh pending',
+    });
     expect(h.behind).toHaveLength(1);
     h.advance(1);
     await h.behind[0]!();
@@ -500,9 +648,18 @@ describe('coverage', () => {
     const twice = await h.service.read({});
 
     // Assess
-    expect(once).toMatchObject({ coverage: EXPECTED_COVERAGE, generatedAt: '2026-11-22T12:00:00.000Z', stale: { ageSeconds: 410, refreshFailures: 1, lastError: 'versions table throttled' } });
+    expect(once).toMatchObject({
+      coverage: EXPECTED_COVERAGE,
+      generatedAt: '2026-11-22T12:00:00.000Z',
+      stale: { ageSeconds: 410, refreshFailures: 1, lastError: 'versions table throttled' },
+    });
     expect(twice.stale).toEqual({ ageSeconds: 420, refreshFailures: 2, lastError: 'versions table throttled' });
-    expect(await h.ops.getCoverage()).toMatchObject({ generatedAt: '2026-11-22T12:00:00.000Z', refreshFailures: 2, lastError: 'versions table throttled', lastAttemptAt: '2026-11-22T12:06:50.000Z' });
+    expect(await h.ops.getCoverage()).toMatchObject({
+      generatedAt: '2026-11-22T12:00:00.000Z',
+      refreshFailures: 2,
+      lastError: 'versions table throttled',
+      lastAttemptAt: '2026-11-22T12:06:50.000Z',
+    });
 
     h.control.failing = null;
     await h.behind[2]!();
@@ -540,7 +697,10 @@ describe('coverage', () => {
 
     // Assess
     await expect(attempt).rejects.toBeInstanceOf(AppError);
-    await expect(attempt).rejects.toMatchObject({ code: 'internal_error', message: 'Coverage could not be computed and no cached value is available.' });
+    await expect(attempt).rejects.toMatchObject({
+      code: 'internal_error',
+      message: 'Coverage could not be computed and no cached value is available.',
+    });
     expect(await h.ops.getCoverage()).toBeNull();
   });
 });
@@ -566,11 +726,32 @@ describe('corpus health', () => {
     const verdict = await probeCorpus({ ...deps, now: () => T0 });
 
     // Assess
-    expect(never).toEqual({ ...base, ok: false, status: 'unknown', reason: 'no_recent_probe', checkedSecondsAgo: -1, timestamp: T0.toISOString() });
+    expect(never).toEqual({
+      ...base,
+      ok: false,
+      status: 'unknown',
+      reason: 'no_recent_probe',
+      checkedSecondsAgo: -1,
+      timestamp: T0.toISOString(),
+    });
     expect(verdict).toEqual({ checkedAt: T0.toISOString(), reachable: true, detail: 'ok' });
-    expect(await health(42)).toEqual({ ...base, ok: true, status: 'healthy', reason: 'ok', checkedSecondsAgo: 42, timestamp: plusSeconds(T0, 42).toISOString() });
+    expect(await health(42)).toEqual({
+      ...base,
+      ok: true,
+      status: 'healthy',
+      reason: 'ok',
+      checkedSecondsAgo: 42,
+      timestamp: plusSeconds(T0, 42).toISOString(),
+    });
     expect(await health(900)).toMatchObject({ ok: true, status: 'healthy', checkedSecondsAgo: 900 });
-    expect(await health(901)).toEqual({ ...base, ok: false, status: 'unknown', reason: 'no_recent_probe', checkedSecondsAgo: 901, timestamp: plusSeconds(T0, 901).toISOString() });
+    expect(await health(901)).toEqual({
+      ...base,
+      ok: false,
+      status: 'unknown',
+      reason: 'no_recent_probe',
+      checkedSecondsAgo: 901,
+      timestamp: plusSeconds(T0, 901).toISOString(),
+    });
   });
 
   it('probes at most every five minutes unless forced', async () => {
@@ -600,7 +781,14 @@ describe('corpus health', () => {
 
     // Assess
     expect(verdict).toEqual({ checkedAt: T0.toISOString(), reachable: false, detail: 'empty_corpus' });
-    expect(await corpusHealth({ ops: deps.ops, now: () => plusSeconds(T0, 5) })).toEqual({ ...base, ok: false, status: 'unhealthy', reason: 'empty_corpus', checkedSecondsAgo: 5, timestamp: plusSeconds(T0, 5).toISOString() });
+    expect(await corpusHealth({ ops: deps.ops, now: () => plusSeconds(T0, 5) })).toEqual({
+      ...base,
+      ok: false,
+      status: 'unhealthy',
+      reason: 'empty_corpus',
+      checkedSecondsAgo: 5,
+      timestamp: plusSeconds(T0, 5).toISOString(),
+    });
   });
 });
 
@@ -612,19 +800,44 @@ describe('when the store stops', () => {
     const T1 = new Date('2026-11-22T13:00:00.000Z');
     const deps = { versions: stores.versions, search: stores.search, ops: stores.ops };
     const behind: Array<() => Promise<void>> = [];
-    const coverage = new CoverageService({ versions: stores.versions, ops: stores.ops, now: () => T1, refreshBehind: (task) => behind.push(task) });
+    const coverage = new CoverageService({
+      versions: stores.versions,
+      ops: stores.ops,
+      now: () => T1,
+      refreshBehind: (task) => behind.push(task),
+    });
     const before = await coverage.read({});
     expect(before.coverage).toEqual(EXPECTED_COVERAGE);
 
     // Act + Assess: the search store first
     await stores.stopSearch();
-    expect(await probeCorpus({ ...deps, now: () => T1 }, { force: true })).toEqual({ checkedAt: T1.toISOString(), reachable: false, detail: 'search_unreachable' });
-    expect(await corpusHealth({ ops: stores.ops, now: () => plusSeconds(T1, 1) })).toMatchObject({ ok: false, status: 'unhealthy', reason: 'search_unreachable', checkedSecondsAgo: 1 });
+    expect(await probeCorpus({ ...deps, now: () => T1 }, { force: true })).toEqual({
+      checkedAt: T1.toISOString(),
+      reachable: false,
+      detail: 'search_unreachable',
+    });
+    expect(await corpusHealth({ ops: stores.ops, now: () => plusSeconds(T1, 1) })).toMatchObject({
+      ok: false,
+      status: 'unhealthy',
+      reason: 'search_unreachable',
+      checkedSecondsAgo: 1,
+    });
 
     // then DynamoDB
     await stores.stopDynamo();
-    expect(await corpusHealth({ ops: stores.ops, now: () => T1 })).toEqual({ service: 'asof', ok: false, status: 'unhealthy', reason: 'store_unreachable', checkedSecondsAgo: 0, timestamp: T1.toISOString() });
-    expect(await probeCorpus({ ...deps, now: () => T1 }, { force: true })).toEqual({ checkedAt: T1.toISOString(), reachable: false, detail: 'versions_unreachable' });
+    expect(await corpusHealth({ ops: stores.ops, now: () => T1 })).toEqual({
+      service: 'asof',
+      ok: false,
+      status: 'unhealthy',
+      reason: 'store_unreachable',
+      checkedSecondsAgo: 0,
+      timestamp: T1.toISOString(),
+    });
+    expect(await probeCorpus({ ...deps, now: () => T1 }, { force: true })).toEqual({
+      checkedAt: T1.toISOString(),
+      reachable: false,
+      detail: 'versions_unreachable',
+    });
 
     // Coverage: the last numbers this process read, marked stale, and a refresh that fails is counted.
     const during = await coverage.read({});

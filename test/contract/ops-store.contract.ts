@@ -54,7 +54,11 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
         await store.putCoverage(coverage('2024-06-01T10:00:00.000Z'));
         expect(await store.getCoverage()).toEqual(coverage('2024-06-01T10:00:00.000Z'));
         await store.putCoverage({ ...coverage('2024-06-02T10:00:00.000Z'), refreshFailures: 2, lastError: 'store unreachable' });
-        expect(await store.getCoverage()).toEqual({ ...coverage('2024-06-02T10:00:00.000Z'), refreshFailures: 2, lastError: 'store unreachable' });
+        expect(await store.getCoverage()).toEqual({
+          ...coverage('2024-06-02T10:00:00.000Z'),
+          refreshFailures: 2,
+          lastError: 'store unreachable',
+        });
       });
 
       it('markCoverageDirty keeps the numbers, keeps the earliest mark, and a refresh clears it', async () => {
@@ -101,8 +105,15 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
 
         // Act / Assess
         expect(await store.latestAuditRun('us')).toEqual(auditRun('us', '2024-06-03T03:00:00.000Z', 1));
-        expect((await store.auditHistory('us', 10)).map((r) => r.ranAt)).toEqual(['2024-06-03T03:00:00.000Z', '2024-06-02T03:00:00.000Z', '2024-06-01T03:00:00.000Z']);
-        expect(await store.auditHistory('us', 2)).toEqual([auditRun('us', '2024-06-03T03:00:00.000Z', 1).run, auditRun('us', '2024-06-02T03:00:00.000Z').run]);
+        expect((await store.auditHistory('us', 10)).map((r) => r.ranAt)).toEqual([
+          '2024-06-03T03:00:00.000Z',
+          '2024-06-02T03:00:00.000Z',
+          '2024-06-01T03:00:00.000Z',
+        ]);
+        expect(await store.auditHistory('us', 2)).toEqual([
+          auditRun('us', '2024-06-03T03:00:00.000Z', 1).run,
+          auditRun('us', '2024-06-02T03:00:00.000Z').run,
+        ]);
         expect((await store.auditHistory('dc', 10)).map((r) => r.jurisdiction)).toEqual(['dc']);
       });
 
@@ -141,7 +152,11 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
         expect(await store.getHealthVerdict()).toBeNull();
         await store.putHealthVerdict({ checkedAt: '2024-06-01T10:00:00.000Z', reachable: true, detail: 'ok' });
         await store.putHealthVerdict({ checkedAt: '2024-06-01T10:05:00.000Z', reachable: false, detail: 'connect ECONNREFUSED' });
-        expect(await store.getHealthVerdict()).toEqual({ checkedAt: '2024-06-01T10:05:00.000Z', reachable: false, detail: 'connect ECONNREFUSED' });
+        expect(await store.getHealthVerdict()).toEqual({
+          checkedAt: '2024-06-01T10:05:00.000Z',
+          reachable: false,
+          detail: 'connect ECONNREFUSED',
+        });
       });
     });
 

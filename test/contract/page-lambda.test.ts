@@ -3,14 +3,15 @@
  * versions table in dynalite, from the environment a deployed page function gets (that table alone), with path
  * parameters percent-encoded as a REST API delivers them.
  */
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+
 import { fileURLToPath } from 'node:url';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '#http/pages/page.ts';
 import { permalinkPage } from '#http/pages/permalink.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { pageLambda, pageServices } from '#lambda/page-entry.ts';
-import { LOCAL_TABLES, openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
@@ -19,7 +20,10 @@ const saved = { ...process.env };
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null, { cache: false });
-  await runIngest({ versions: stores.versions, search: stores.search, ops: stores.ops, now: () => new Date() }, { kind: 'dc-code', manifest: `${SAMPLE}dc-code/manifest.csv` });
+  await runIngest(
+    { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => new Date() },
+    { kind: 'dc-code', manifest: `${SAMPLE}dc-code/manifest.csv` },
+  );
   Object.assign(process.env, deployedLambdaEnv(stores.dynamoEndpoint, { versions: LOCAL_TABLES.versions }));
 }, 60_000);
 afterAll(async () => {
@@ -27,7 +31,12 @@ afterAll(async () => {
   await stores?.close();
 });
 
-const context = { awsRequestId: 'page', functionName: 'asof-test-page-permalink', callbackWaitsForEmptyEventLoop: false, getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const context = {
+  awsRequestId: 'page',
+  functionName: 'asof-test-page-permalink',
+  callbackWaitsForEmptyEventLoop: false,
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
 
 /** A GET of the site's permalink path as API Gateway's proxy integration delivers it: path parameters as sent. */
 function pageEvent(raw: { jurisdiction: string; corpus: string; key: string }, query?: Record<string, string>): APIGatewayProxyEvent {
@@ -44,7 +53,13 @@ function pageEvent(raw: { jurisdiction: string; corpus: string; key: string }, q
     body: null,
     isBase64Encoded: false,
     stageVariables: null,
-    requestContext: { requestId: 'page', httpMethod: 'GET', path: `/site${path}`, resourcePath: '/law/{jurisdiction}/{corpus}/{key}', stage: 'site' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      requestId: 'page',
+      httpMethod: 'GET',
+      path: `/site${path}`,
+      resourcePath: '/law/{jurisdiction}/{corpus}/{key}',
+      stage: 'site',
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
@@ -61,7 +76,10 @@ describe('the permalink page as a Lambda function', () => {
   });
 
   it('never shows a nearest version: nothing in force on the date is a 404 that lists the versions on file', async () => {
-    const res = await pageLambda(permalinkPage)(pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { asOf: '2024-07-01' }), context);
+    const res = await pageLambda(permalinkPage)(
+      pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { asOf: '2024-07-01' }),
+      context,
+    );
 
     expect(res.statusCode).toBe(404);
     expect(res.body).toMatch(/Nothing under this citation was in force on 2024-07-01/);
@@ -71,7 +89,10 @@ describe('the permalink page as a Lambda function', () => {
   it('decodes percent-encoded path parameters, and answers a malformed escape as not found', async () => {
     const handler = pageLambda(permalinkPage);
 
-    const encoded = await handler(pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404%2E05' }, { asOf: '2024-04-01' }), context);
+    const encoded = await handler(
+      pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404%2E05' }, { asOf: '2024-04-01' }),
+      context,
+    );
     const malformed = await handler(pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404%E0%A4%A' }), context);
 
     expect(encoded.statusCode).toBe(200);
@@ -79,13 +100,19 @@ describe('the permalink page as a Lambda function', () => {
   });
 
   it('refuses a malformed date with 400', async () => {
-    const res = await pageLambda(permalinkPage)(pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { asOf: '2024-02-30' }), context);
+    const res = await pageLambda(permalinkPage)(
+      pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { asOf: '2024-02-30' }),
+      context,
+    );
 
     expect(res.statusCode).toBe(400);
   });
 
   it('answers 404 when its environment names no versions table (nothing is carried), not a failure', async () => {
-    const res = await pageLambda(permalinkPage, pageServices({ AWS_REGION: 'us-east-1' }))(pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }), context);
+    const res = await pageLambda(permalinkPage, pageServices({ AWS_REGION: 'us-east-1' }))(
+      pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }),
+      context,
+    );
 
     expect(res.statusCode).toBe(404);
   });

@@ -6,9 +6,9 @@ import type { SearchQuery } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { appliedVersions, migrate } from '#stores/postgres/migrations.ts';
 import { closePglite, openPglite, openPgliteThread, type PgliteLike } from '#stores/postgres/pglite.ts';
-import { PostgresSearchIndex, chunkRows, parseKeywords } from '#stores/postgres/search-index.ts';
+import { chunkRows, PostgresSearchIndex, parseKeywords } from '#stores/postgres/search-index.ts';
 import { connectPostgres, pgliteClient, poolClient, type SqlClient } from '#stores/postgres/sql-client.ts';
-import { describeSearchIndexContract, loadSampleDocuments, searchDoc, type SearchIndexFactory } from './search-index.contract.ts';
+import { describeSearchIndexContract, loadSampleDocuments, type SearchIndexFactory, searchDoc } from './search-index.contract.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 
@@ -86,11 +86,21 @@ if (DATABASE_URL) describeSearchIndexContract('PostgreSQL server (DATABASE_URL)'
 // ---------------------------------------------------------------------------------------------------------------
 // What is particular to the PostgreSQL adapter
 
-const query = (q: string, over: Partial<SearchQuery> = {}): SearchQuery => ({ q, jurisdictions: null, corpus: null, asOf: '2024-06-01', limit: 10, ...over });
+const query = (q: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
+  q,
+  jurisdictions: null,
+  corpus: null,
+  asOf: '2024-06-01',
+  limit: 10,
+  ...over,
+});
 
 describe('parseKeywords', () => {
   it('keeps quoted phrases apart and every other word as an ANDed word', () => {
-    expect(parseKeywords('tenant "security deposit" or -landlord')).toEqual({ words: 'tenant   or -landlord', phrases: ['security deposit'] });
+    expect(parseKeywords('tenant "security deposit" or -landlord')).toEqual({
+      words: 'tenant   or -landlord',
+      phrases: ['security deposit'],
+    });
   });
 
   it('reads an unterminated quote as plain words and drops empty phrases', () => {
@@ -113,7 +123,10 @@ describe('chunkRows', () => {
 });
 
 /** The adapter's own behaviour, on PGlite and (when DATABASE_URL is set) on a server. */
-function describePostgresSpecifics(name: string, connect: () => Promise<{ client: SqlClient; extraClient(): SqlClient; done(): Promise<void> }>) {
+function describePostgresSpecifics(
+  name: string,
+  connect: () => Promise<{ client: SqlClient; extraClient(): SqlClient; done(): Promise<void> }>,
+) {
   describe(`PostgresSearchIndex specifics: ${name}`, () => {
     let env: Awaited<ReturnType<typeof connect>>;
     const schemas: string[] = [];
@@ -146,7 +159,12 @@ function describePostgresSpecifics(name: string, connect: () => Promise<{ client
       const { schema, index } = await fixture();
       await index.upsert(loadSampleDocuments().slice(0, 40));
       const statistics = async () =>
-        (await env.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = $1 AND tablename = 'search_documents'`, [schema])).rows[0]!.n;
+        (
+          await env.client.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = $1 AND tablename = 'search_documents'`,
+            [schema],
+          )
+        ).rows[0]!.n;
       const before = await statistics();
 
       await index.refresh();
@@ -194,7 +212,9 @@ function describePostgresSpecifics(name: string, connect: () => Promise<{ client
       const { schema } = await fixture();
       const real = loadSampleDocuments().find((d) => d.citation.key === '28-3814')!.bodyText;
       const body = `${real} ${real} ${real} ${real}`.slice(0, 150_000);
-      const docs = Array.from({ length: 12 }, (_, i) => searchDoc({ key: `big-${String(i).padStart(2, '0')}`, body: `${body} zygote${i}` }));
+      const docs = Array.from({ length: 12 }, (_, i) =>
+        searchDoc({ key: `big-${String(i).padStart(2, '0')}`, body: `${body} zygote${i}` }),
+      );
       const small = new PostgresSearchIndex(env.client, { schema, maxStatementBytes: 400_000 });
 
       await small.upsert(docs);
@@ -236,7 +256,18 @@ function describePostgresSpecifics(name: string, connect: () => Promise<{ client
     it('answers on the sample corpus fast enough: ts_headline runs only for the returned rows', async () => {
       const { index } = await fixture();
       await index.upsert(loadSampleDocuments());
-      const queries = ['district', 'council', 'strangulation', 'debt collector', 'united states code', 'mayor', 'vessel', 'public record exemption', 'budget', 'person'];
+      const queries = [
+        'district',
+        'council',
+        'strangulation',
+        'debt collector',
+        'united states code',
+        'mayor',
+        'vessel',
+        'public record exemption',
+        'budget',
+        'person',
+      ];
       for (const q of queries) await index.search(query(q, { asOf: '2023-06-01' }));
 
       const times: number[] = [];

@@ -2,7 +2,7 @@
  * The ingest job's S3 source reader against a local fake that speaks S3's ListObjectsV2 and GetObject REST contract
  * (test/support/fake-s3.ts), reached through the SDK's endpoint override as a deployed function would reach S3.
  */
-import { mkdtemp, readFile, readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { S3SourceFiles, s3SourceFiles } from '#lambda/adapters/s3-source-files.ts';
 import { ENV } from '#lambda/env.ts';
 import { SourceNotFoundError } from '#lambda/jobs/source-files.ts';
-import { startFakeS3, type FakeS3 } from '../support/fake-s3.ts';
+import { type FakeS3, startFakeS3 } from '../support/fake-s3.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const BUCKET = 'asof-test-sources';
@@ -20,7 +20,8 @@ let fake: FakeS3;
 let root: string;
 const saved = { ...process.env };
 
-const client = () => new S3Client({ region: 'us-east-1', endpoint: fake.url, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = () =>
+  new S3Client({ region: 'us-east-1', endpoint: fake.url, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 const reader = (bucket = BUCKET) => new S3SourceFiles(client(), bucket, root);
 
 beforeAll(async () => {
@@ -121,7 +122,12 @@ describe('s3SourceFiles (the function wiring)', () => {
 
   it('reads the bucket named in ASOF_SOURCES_BUCKET through the SDK endpoint override (AWS_ENDPOINT_URL_S3)', async () => {
     // Prepare
-    Object.assign(process.env, { AWS_ENDPOINT_URL_S3: fake.url, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' });
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_S3: fake.url,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+    });
     const files = s3SourceFiles({ ...process.env, [ENV.sourcesBucket]: BUCKET })!;
     // Act
     const path = await files.localPath('uslm/usc01@117-80.xml');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OPEN_END, type Corpus, type SectionStatus } from '#law/model.ts';
+import { type Corpus, OPEN_END, type SectionStatus } from '#law/model.ts';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { searchDocumentId } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
@@ -89,7 +89,13 @@ export function dcCodeSamples(): SearchDocument[] {
     const xml = read(`dc-code/${row.file}`).replace(/<annotations>[\s\S]*?<\/annotations>/g, '');
     const heading = /<heading[^>]*>([\s\S]*?)<\/heading>/.exec(xml)?.[1] ?? '';
     const after = xml.slice(xml.indexOf('</heading>') + '</heading>'.length);
-    const citation = { jurisdiction: 'dc', corpus: 'statutes' as const, key: row.section, display: `D.C. Code § ${row.section}`, parts: { section: row.section } };
+    const citation = {
+      jurisdiction: 'dc',
+      corpus: 'statutes' as const,
+      key: row.section,
+      display: `D.C. Code § ${row.section}`,
+      parts: { section: row.section },
+    };
     docs.push({
       id: searchDocumentId(citation, row.from),
       citation,
@@ -118,28 +124,36 @@ export function uscTitle1Samples(): SearchDocument[] {
     { file: 'uslm/usc01@117-80.xml', label: '117-80', from: '2022-01-27T00:00:00-05:00', to: OPEN_END },
   ];
   return points.flatMap((point) =>
-    [...read(point.file).matchAll(/<section[^>]*identifier="\/us\/usc\/t1\/s(\w+)"[^>]*>([\s\S]*?)<\/section>/g)].map(([, section, inner]) => {
-      const heading = /<heading>([\s\S]*?)<\/heading>/.exec(inner!)?.[1] ?? '';
-      const content = inner!.slice(inner!.indexOf('</heading>') + '</heading>'.length).split(/<sourceCredit|<notes/)[0]!;
-      const citation = { jurisdiction: 'us', corpus: 'statutes' as const, key: `1-${section}`, display: `1 U.S.C. § ${section}`, parts: { title: '1', section: section! } };
-      return {
-        id: searchDocumentId(citation, point.from),
-        citation,
-        catchline: textOf(heading),
-        bodyText: textOf(content),
-        status: 'active' as const,
-        temporalBasis: 'compiled-edition' as const,
-        provenance: {
-          sourceUrl: `https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title1-section${section}`,
-          retrievedAt: '2026-11-22T07:25:00Z',
-          contentHash: `sha256:${point.label}-${section}`,
-          sourceSystem: 'olrc-uslm',
-          versionLabel: point.label,
-        },
-        validFrom: point.from,
-        validTo: point.to,
-      };
-    }),
+    [...read(point.file).matchAll(/<section[^>]*identifier="\/us\/usc\/t1\/s(\w+)"[^>]*>([\s\S]*?)<\/section>/g)].map(
+      ([, section, inner]) => {
+        const heading = /<heading>([\s\S]*?)<\/heading>/.exec(inner!)?.[1] ?? '';
+        const content = inner!.slice(inner!.indexOf('</heading>') + '</heading>'.length).split(/<sourceCredit|<notes/)[0]!;
+        const citation = {
+          jurisdiction: 'us',
+          corpus: 'statutes' as const,
+          key: `1-${section}`,
+          display: `1 U.S.C. § ${section}`,
+          parts: { title: '1', section: section! },
+        };
+        return {
+          id: searchDocumentId(citation, point.from),
+          citation,
+          catchline: textOf(heading),
+          bodyText: textOf(content),
+          status: 'active' as const,
+          temporalBasis: 'compiled-edition' as const,
+          provenance: {
+            sourceUrl: `https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title1-section${section}`,
+            retrievedAt: '2026-11-22T07:25:00Z',
+            contentHash: `sha256:${point.label}-${section}`,
+            sourceSystem: 'olrc-uslm',
+            versionLabel: point.label,
+          },
+          validFrom: point.from,
+          validTo: point.to,
+        };
+      },
+    ),
   );
 }
 
@@ -149,7 +163,14 @@ export const loadSampleDocuments = (): SearchDocument[] => [...dcCodeSamples(), 
 // ---------------------------------------------------------------------------------------------------------------
 // The contract
 
-const query = (q: string, over: Partial<SearchQuery> = {}): SearchQuery => ({ q, jurisdictions: null, corpus: null, asOf: '2024-06-01', limit: 10, ...over });
+const query = (q: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
+  q,
+  jurisdictions: null,
+  corpus: null,
+  asOf: '2024-06-01',
+  limit: 10,
+  ...over,
+});
 const keys = (hits: SearchHit[]): string[] => hits.map((h) => h.citation.key);
 
 /** The one behaviour every SearchIndex adapter must have (PostgreSQL on PGlite or a server, OpenSearch). */
@@ -185,7 +206,11 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
 
       it('ranks a catchline match above a body-only match', async () => {
         await index.upsert([
-          searchDoc({ key: 'a-body', catchline: 'General provisions.', body: 'An easement may be released. The easement ends on release.' }),
+          searchDoc({
+            key: 'a-body',
+            catchline: 'General provisions.',
+            body: 'An easement may be released. The easement ends on release.',
+          }),
           searchDoc({ key: 'z-catchline', catchline: 'Easements.', body: 'An easement may be granted in writing.' }),
         ]);
 
@@ -196,8 +221,14 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
 
       it('ranks more matches above fewer', async () => {
         await index.upsert([
-          searchDoc({ key: 'a-once', body: 'A quarantine order may be issued by the Director for the protection of health in the District.' }),
-          searchDoc({ key: 'z-thrice', body: 'A quarantine order may set the quarantine place and the quarantine period for the protection of health.' }),
+          searchDoc({
+            key: 'a-once',
+            body: 'A quarantine order may be issued by the Director for the protection of health in the District.',
+          }),
+          searchDoc({
+            key: 'z-thrice',
+            body: 'A quarantine order may set the quarantine place and the quarantine period for the protection of health.',
+          }),
         ]);
 
         const hits = await index.search(query('quarantine'));
@@ -227,7 +258,12 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
       it('sees a version from its validFrom day up to, not including, its validTo day', async () => {
         // Late-evening start: the local date (not the UTC one) is the first day in force.
         await index.upsert([
-          searchDoc({ key: 'v', body: 'Curfew hours apply.', validFrom: '2024-03-20T23:30:00-04:00', validTo: '2024-04-21T00:00:00-04:00' }),
+          searchDoc({
+            key: 'v',
+            body: 'Curfew hours apply.',
+            validFrom: '2024-03-20T23:30:00-04:00',
+            validTo: '2024-04-21T00:00:00-04:00',
+          }),
         ]);
         const seen = async (asOf: string) => keys(await index.search(query('curfew', { asOf })));
 
@@ -246,7 +282,13 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
 
       it('returns the version in force when a key has several', async () => {
         await index.upsert([
-          searchDoc({ key: 'k', body: 'Curfew starts at ten.', versionLabel: 'old', validFrom: '2020-01-01T00:00:00-05:00', validTo: '2023-01-01T00:00:00-05:00' }),
+          searchDoc({
+            key: 'k',
+            body: 'Curfew starts at ten.',
+            versionLabel: 'old',
+            validFrom: '2020-01-01T00:00:00-05:00',
+            validTo: '2023-01-01T00:00:00-05:00',
+          }),
           searchDoc({ key: 'k', body: 'Curfew starts at eleven.', versionLabel: 'new', validFrom: '2023-01-01T00:00:00-05:00' }),
         ]);
 
@@ -294,7 +336,13 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
       });
 
       it('returns the hit fields of the document', async () => {
-        const doc = searchDoc({ key: 'h', catchline: 'Hunting licences.', body: 'A hunting licence is required.', status: 'repealed', versionLabel: '2024-05' });
+        const doc = searchDoc({
+          key: 'h',
+          catchline: 'Hunting licences.',
+          body: 'A hunting licence is required.',
+          status: 'repealed',
+          versionLabel: '2024-05',
+        });
         await index.upsert([doc]);
 
         const [hit] = await index.search(query('hunting'));
@@ -310,7 +358,9 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
       });
 
       it('marks the matched terms with <b> in an escaped snippet', async () => {
-        await index.upsert([searchDoc({ key: 's', body: 'Forfeiture applies to <script>alert(1)</script> & "x" items seized under this chapter.' })]);
+        await index.upsert([
+          searchDoc({ key: 's', body: 'Forfeiture applies to <script>alert(1)</script> & "x" items seized under this chapter.' }),
+        ]);
 
         const [hit] = await index.search(query('forfeiture'));
 

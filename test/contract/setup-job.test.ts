@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#lambda/env.ts';
-import { adminConnectionConfig, runSetup, setupDeps, type SetupDeps } from '#lambda/jobs/setup.ts';
+import { adminConnectionConfig, runSetup, type SetupDeps, setupDeps } from '#lambda/jobs/setup.ts';
 import { SEARCH_READ_ROLE, SEARCH_WRITE_ROLE } from '#stores/opensearch/domain-setup.ts';
 import { INDEX_MAPPING, OpenSearchSearchIndex } from '#stores/opensearch/search-index.ts';
 import { MAINTENANCE_DATABASE, RDS_IAM_ROLE } from '#stores/postgres/caselaw-setup.ts';
-import { pgliteCluster, type Cluster } from '../support/admin-clusters.ts';
-import { startFakeOpenSearch, type FakeOpenSearch } from '../support/fake-opensearch.ts';
-import { startFakeSecretsManager, type FakeSecretsManager } from '../support/fake-secrets-manager.ts';
+import { type Cluster, pgliteCluster } from '../support/admin-clusters.ts';
+import { type FakeOpenSearch, startFakeOpenSearch } from '../support/fake-opensearch.ts';
+import { type FakeSecretsManager, startFakeSecretsManager } from '../support/fake-secrets-manager.ts';
 
 const roleArn = (name: string) => `arn:aws:iam::123456789012:role/${name}`;
 const READERS = [roleArn('asof-test-law-search')];
@@ -47,7 +47,11 @@ function localDeps(database = `asof_${randomBytes(3).toString('hex')}`): SetupDe
   clients.push(client);
   return {
     caselaw: { connect: cluster.connect, access: { database, user: `api_${database}` } },
-    search: { client, index: new OpenSearchSearchIndex(client, 'asof-versions'), access: { index: 'asof-versions', readRoles: READERS, writeRoles: WRITERS } },
+    search: {
+      client,
+      index: new OpenSearchSearchIndex(client, 'asof-versions'),
+      access: { index: 'asof-versions', readRoles: READERS, writeRoles: WRITERS },
+    },
   };
 }
 
@@ -100,7 +104,9 @@ describe('runSetup', () => {
     // Act
     const run = runSetup(deps);
     // Assess
-    await expect(run).rejects.toThrow(/^setup failed: search domain: OpenSearch PUT \/_plugins\/_security\/api\/rolesmapping\/asof_read failed \(403\): .*security_exception/);
+    await expect(run).rejects.toThrow(
+      /^setup failed: search domain: OpenSearch PUT \/_plugins\/_security\/api\/rolesmapping\/asof_read failed \(403\): .*security_exception/,
+    );
     await expect(run).rejects.not.toThrow(/case-law/);
     expect(await apiRoleExists(deps.caselaw!.access.user)).toBe(true);
   });
@@ -111,7 +117,9 @@ describe('runSetup', () => {
     deps.caselaw!.access.user = 'Not-An-Identifier';
     search.refuse.set('/_plugins/_security/api/roles/', 403);
     // Act + Assess
-    await expect(runSetup(deps)).rejects.toThrow(/case-law database: Invalid role name 'Not-An-Identifier'.*; search domain: OpenSearch PUT/);
+    await expect(runSetup(deps)).rejects.toThrow(
+      /case-law database: Invalid role name 'Not-An-Identifier'.*; search domain: OpenSearch PUT/,
+    );
   });
 });
 
@@ -136,7 +144,15 @@ describe('setupDeps: the AWS wiring from a deployed setup function’s environme
     return env;
   };
   const adminSecret = (over: Record<string, unknown> = {}) =>
-    JSON.stringify({ engine: 'postgres', username: 'asof_admin', password: 'p4ss-w0rd', host: '127.0.0.1', port: 5432, dbClusterIdentifier: 'c', ...over });
+    JSON.stringify({
+      engine: 'postgres',
+      username: 'asof_admin',
+      password: 'p4ss-w0rd',
+      host: '127.0.0.1',
+      port: 5432,
+      dbClusterIdentifier: 'c',
+      ...over,
+    });
 
   it('reads the admin secret, connects to the cluster only over verified TLS, and signs domain requests with SigV4 for es', async () => {
     // Prepare
@@ -149,7 +165,13 @@ describe('setupDeps: the AWS wiring from a deployed setup function’s environme
     expect(secrets.reads).toContain(ADMIN_SECRET);
     expect(deps.caselaw!.access).toEqual({ database: 'asof', user: 'asof_api' });
     expect(deps.search!.access).toEqual({ index: 'asof-versions', readRoles: READERS, writeRoles: WRITERS });
-    expect(adminConnectionConfig({ username: 'u', password: 'p', host: 'h', port: 5432 }, 'asof')).toMatchObject({ host: 'h', port: 5432, user: 'u', database: 'asof', ssl: { rejectUnauthorized: true } });
+    expect(adminConnectionConfig({ username: 'u', password: 'p', host: 'h', port: 5432 }, 'asof')).toMatchObject({
+      host: 'h',
+      port: 5432,
+      user: 'u',
+      database: 'asof',
+      ssl: { rejectUnauthorized: true },
+    });
     // A server that does not speak TLS (this machine's) is refused, never used in plain text.
     await expect(deps.caselaw!.connect('postgres').then((c) => c.query('SELECT 1').finally(() => c.close()))).rejects.toThrow(/SSL/i);
     // Requests to the domain carry a SigV4 signature for the OpenSearch service.
@@ -172,12 +194,16 @@ describe('setupDeps: the AWS wiring from a deployed setup function’s environme
   it('refuses a secret that is missing or not JSON', async () => {
     secrets.secrets.set(ADMIN_SECRET, 'not json');
     await expect(setupDeps(useEnv(deployedEnv()))).rejects.toThrow(`the secret ${ADMIN_SECRET} is not JSON`);
-    await expect(setupDeps(useEnv(deployedEnv({ [ENV.caseLawAdminSecret]: 'no/such/secret' })))).rejects.toThrow(/can't find the specified secret/);
+    await expect(setupDeps(useEnv(deployedEnv({ [ENV.caseLawAdminSecret]: 'no/such/secret' })))).rejects.toThrow(
+      /can't find the specified secret/,
+    );
   });
 
   it('refuses role lists that are not JSON arrays of role ARNs before anything is sent', async () => {
     const env = deployedEnv({ [ENV.caseLawAdminSecret]: '' });
-    await expect(setupDeps(useEnv({ ...env, [ENV.searchReadRoles]: 'arn:aws:iam::123456789012:role/x' }))).rejects.toThrow(`${ENV.searchReadRoles} is not a JSON array of role ARNs`);
+    await expect(setupDeps(useEnv({ ...env, [ENV.searchReadRoles]: 'arn:aws:iam::123456789012:role/x' }))).rejects.toThrow(
+      `${ENV.searchReadRoles} is not a JSON array of role ARNs`,
+    );
     await expect(setupDeps(useEnv({ ...env, [ENV.searchWriteRoles]: '["*"]' }))).rejects.toThrow(/write roles: not IAM role ARNs/);
   });
 
@@ -185,6 +211,8 @@ describe('setupDeps: the AWS wiring from a deployed setup function’s environme
     const searchOnly = await setupDeps(useEnv(deployedEnv({ [ENV.caseLawAdminSecret]: '' })));
     clients.push(searchOnly.search!.client);
     expect(searchOnly.caselaw).toBeUndefined();
-    await expect(setupDeps(useEnv(deployedEnv({ [ENV.caseLawAdminSecret]: '', [ENV.searchUrl]: '' })))).rejects.toThrow(/nothing to set up/);
+    await expect(setupDeps(useEnv(deployedEnv({ [ENV.caseLawAdminSecret]: '', [ENV.searchUrl]: '' })))).rejects.toThrow(
+      /nothing to set up/,
+    );
   });
 });

@@ -20,10 +20,10 @@ import { revokeKey } from '#accounts/revoke-key.ts';
 import { ApiGatewayKeys } from '#stores/apigateway/gateway-keys.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { startDynalite, type RunningDynalite } from '#stores/dynamodb/dynalite.ts';
+import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { STAGES } from '../../bin/stages.ts';
-import { startFakeApiGateway, type FakeApiGateway } from '../support/fake-apigateway.ts';
+import { type FakeApiGateway, startFakeApiGateway } from '../support/fake-apigateway.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PREFIX = STAGES.dev!.prefix;
@@ -84,22 +84,30 @@ async function createOnStage(name: string, ...extra: string[]) {
   return JSON.parse(r.stdout) as { id: string; key: string; prefix: string; scopes: string[]; test: boolean };
 }
 
-const gatewayClient = () => new APIGatewayClient({ endpoint: fake.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const gatewayClient = () =>
+  new APIGatewayClient({ endpoint: fake.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
 /** A key issued on the stage in process (the CLI's own path, without a process start), for tests of other commands. */
-const issuedOnStage = (name: string) => issueKey(accounts, { name }, new Date(), new PlanBook(), new ApiGatewayKeys(gatewayClient(), PREFIX));
+const issuedOnStage = (name: string) =>
+  issueKey(accounts, { name }, new Date(), new PlanBook(), new ApiGatewayKeys(gatewayClient(), PREFIX));
 
 describe('asof keys --stage dev (end to end)', () => {
   it("creates a key whose hash is an enabled API key on its tier's usage plan, and whose record is in the stage's accounts table", async () => {
     const r = await asof(['keys', 'create', '--stage', 'dev', '--name', 'acme']);
 
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Created live key (key_\S+) on stage dev \(scopes: lookup\)\. Copy it now; it is not shown again:\nasof_live_\w+\n$/);
+    expect(r.stdout).toMatch(
+      /^Created live key (key_\S+) on stage dev \(scopes: lookup\)\. Copy it now; it is not shown again:\nasof_live_\w+\n$/,
+    );
     const [, id] = /Created live key (key_\S+)/.exec(r.stdout)!;
     const key = r.stdout.trim().split('\n')[1]!;
     const [gatewayKey, ...others] = gatewayKeyNamed(id!);
     expect(others).toEqual([]);
-    expect(gatewayKey).toMatchObject({ value: sha256(key), enabled: true, tags: { 'asof:key-id': id, 'asof:tier': 'free', 'asof:stage': PREFIX } });
+    expect(gatewayKey).toMatchObject({
+      value: sha256(key),
+      enabled: true,
+      tags: { 'asof:key-id': id, 'asof:tier': 'free', 'asof:stage': PREFIX },
+    });
     expect(fake.keysOn(`${PREFIX}-free`)).toContainEqual(gatewayKey);
     expect(await accounts.getById(id!)).toMatchObject({ id, name: 'acme', hash: sha256(key), plan: 'free', revokedAt: null });
   });
@@ -213,7 +221,9 @@ describe('issuing and revoking with a gateway (in process)', () => {
     const gateway = new ApiGatewayKeys(gatewayClient(), PREFIX);
     const before = new Set(fake.apiKeys.keys());
 
-    await expect(issueKey(missingTable, { name: 'orphan' }, new Date(), new PlanBook(), gateway)).rejects.toThrow(/not found|ResourceNotFound/i);
+    await expect(issueKey(missingTable, { name: 'orphan' }, new Date(), new PlanBook(), gateway)).rejects.toThrow(
+      /not found|ResourceNotFound/i,
+    );
 
     const created = [...fake.apiKeys.values()].filter((k) => !before.has(k.id));
     expect(created).toHaveLength(1);
@@ -224,7 +234,9 @@ describe('issuing and revoking with a gateway (in process)', () => {
     const undeployed = new ApiGatewayKeys(gatewayClient(), 'asof-nowhere');
     const keys = fake.apiKeys.size;
 
-    await expect(issueKey(accounts, { name: 'too-early' }, new Date(), new PlanBook(), undeployed)).rejects.toThrow('no usage plan named asof-nowhere-free: is the stage deployed?');
+    await expect(issueKey(accounts, { name: 'too-early' }, new Date(), new PlanBook(), undeployed)).rejects.toThrow(
+      'no usage plan named asof-nowhere-free: is the stage deployed?',
+    );
 
     expect(fake.apiKeys.size).toBe(keys);
     expect(await recordsNamed('too-early')).toEqual([]);
@@ -234,7 +246,9 @@ describe('issuing and revoking with a gateway (in process)', () => {
     const plans = new PlanBook({ default: 'a', plans: [{ id: 'a', name: 'A', perMinute: 30, daily: 10, monthly: 10 }] });
     const requests = fake.requests.length;
 
-    await expect(issueKey(accounts, { name: 'fast', limits: { perMinute: 100 } }, new Date(), plans, new ApiGatewayKeys(gatewayClient(), PREFIX))).rejects.toThrow(/no plan's usage plan admits 100/);
+    await expect(
+      issueKey(accounts, { name: 'fast', limits: { perMinute: 100 } }, new Date(), plans, new ApiGatewayKeys(gatewayClient(), PREFIX)),
+    ).rejects.toThrow(/no plan's usage plan admits 100/);
 
     expect(fake.requests.length).toBe(requests);
     expect(await recordsNamed('fast')).toEqual([]);

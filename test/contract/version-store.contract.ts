@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Observation } from '#law/history.ts';
-import { OPEN_END, summarize, type Corpus, type SectionRef, type SectionVersion } from '#law/model.ts';
+import { type Corpus, OPEN_END, type SectionRef, type SectionVersion, summarize } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
 import { localMidnight } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
@@ -15,10 +15,18 @@ export const refOf = (key: string, corpus: Corpus = 'statutes', jurisdiction = '
 /** Law-like text of about `chars` characters (ASCII, so as many UTF-8 bytes). */
 export function bodyOf(chars: number, seed = 'section'): string {
   const sentence = `(a) In this ${seed}, the term "person" includes a corporation, company, association, firm, partnership, or society. `;
-  return sentence.repeat(Math.ceil(chars / sentence.length)).slice(0, chars).trim();
+  return sentence
+    .repeat(Math.ceil(chars / sentence.length))
+    .slice(0, chars)
+    .trim();
 }
 
-export function versionOf(ref: SectionRef, validFrom: string, validTo: string, bodyText = `Text of ${ref.key} from ${validFrom}.`): SectionVersion {
+export function versionOf(
+  ref: SectionRef,
+  validFrom: string,
+  validTo: string,
+  bodyText = `Text of ${ref.key} from ${validFrom}.`,
+): SectionVersion {
   const [title = ref.key, section = ref.key] = ref.key.split('-');
   return {
     citation: { ...ref, display: `${title} U.S.C. § ${section}`, parts: { title, section } },
@@ -41,13 +49,22 @@ export function versionOf(ref: SectionRef, validFrom: string, validTo: string, b
   };
 }
 
-export function historyOf(ref: SectionRef, observations: Observation[] = [{ date: '2024-01-01', editionId: 'usc@2024-01-01#prefix:1-', identity: 'a1' }], rev = 0): KeyHistory {
+export function historyOf(
+  ref: SectionRef,
+  observations: Observation[] = [{ date: '2024-01-01', editionId: 'usc@2024-01-01#prefix:1-', identity: 'a1' }],
+  rev = 0,
+): KeyHistory {
   return {
     ...ref,
     collection: 'usc',
     observations,
     rev,
-    summary: { versions: 1, firstValidFrom: `${observations[0]?.date ?? '2024-01-01'}T00:00:00-05:00`, latestVersionLabel: 'Release point 118-50', lastRetrievedAt: '2024-06-01T00:00:00Z' },
+    summary: {
+      versions: 1,
+      firstValidFrom: `${observations[0]?.date ?? '2024-01-01'}T00:00:00-05:00`,
+      latestVersionLabel: 'Release point 118-50',
+      lastRetrievedAt: '2024-06-01T00:00:00Z',
+    },
   };
 }
 
@@ -153,7 +170,11 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
       it('finds only the asked key: not a key it prefixes, nor the same key in another corpus or jurisdiction', async () => {
         const from = '2020-01-01T00:00:00-05:00';
         await store.applyWrites(
-          puts(versionOf(refOf('1-11'), from, OPEN_END), versionOf(refOf('1-1', 'rules'), from, OPEN_END), versionOf(refOf('1-1', 'statutes', 'dc'), from, OPEN_END)),
+          puts(
+            versionOf(refOf('1-11'), from, OPEN_END),
+            versionOf(refOf('1-1', 'rules'), from, OPEN_END),
+            versionOf(refOf('1-1', 'statutes', 'dc'), from, OPEN_END),
+          ),
         );
         expect(await store.findInForce(refOf('1-1'), '2024-01-01')).toBeNull();
         expect((await store.findInForce(refOf('1-1', 'rules'), '2024-01-01'))?.citation.corpus).toBe('rules');
@@ -193,7 +214,9 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
         // Prepare: written newest first; bodies large enough that reading them would span pages
         const r = refOf('1-106');
         const froms = ['2019-01-02', '2020-01-02', '2021-01-04', '2022-01-03', '2023-01-03', '2024-01-02', '2024-06-03', '2024-09-03'];
-        const versions = froms.map((d, i) => versionOf(r, localMidnight(d, NY), froms[i + 1] ? localMidnight(froms[i + 1]!, NY) : OPEN_END, bodyOf(150_000, d)));
+        const versions = froms.map((d, i) =>
+          versionOf(r, localMidnight(d, NY), froms[i + 1] ? localMidnight(froms[i + 1]!, NY) : OPEN_END, bodyOf(150_000, d)),
+        );
         await store.applyWrites(puts(...[...versions].reverse()));
         await store.applyWrites(puts(versionOf(refOf('1-1061'), localMidnight('2019-01-02', NY), OPEN_END)));
 
@@ -203,7 +226,16 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
         // Assess
         expect(list).toEqual(versions.map(summarize));
         for (const s of list) {
-          expect(Object.keys(s).sort()).toEqual(['catchline', 'citation', 'contentHash', 'status', 'temporalBasis', 'validFrom', 'validTo', 'versionLabel']);
+          expect(Object.keys(s).sort()).toEqual([
+            'catchline',
+            'citation',
+            'contentHash',
+            'status',
+            'temporalBasis',
+            'validFrom',
+            'validTo',
+            'versionLabel',
+          ]);
         }
       });
 
@@ -274,7 +306,10 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
         await store.putHistory(h);
         expect((await store.getHistories('us', 'statutes', ['1-1'])).get('1-1')).toEqual(stored(h));
 
-        const next = { ...stored(h), observations: [...h.observations, { date: '2024-06-01', editionId: 'usc@2024-06-01#prefix:1-', identity: null }] };
+        const next = {
+          ...stored(h),
+          observations: [...h.observations, { date: '2024-06-01', editionId: 'usc@2024-06-01#prefix:1-', identity: null }],
+        };
         await store.putHistory(next);
         expect((await store.getHistories('us', 'statutes', ['1-1'])).get('1-1')).toEqual(stored(next));
       });
@@ -339,7 +374,8 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
       it('yields the histories whose key starts with the prefix, within the corpus', async () => {
         for (const k of ['1-1', '1-10', '1-112b', '10-1', '2-1']) await store.putHistory(historyOf(refOf(k)));
         await store.putHistory(historyOf(refOf('1-5', 'rules')));
-        const keysOf = async (prefix: string) => (await collect(store.historiesWithPrefix('us', 'statutes', prefix))).map((h) => h.key).sort();
+        const keysOf = async (prefix: string) =>
+          (await collect(store.historiesWithPrefix('us', 'statutes', prefix))).map((h) => h.key).sort();
 
         expect(await keysOf('1-')).toEqual(['1-1', '1-10', '1-112b']);
         expect(await keysOf('1-1')).toEqual(['1-1', '1-10', '1-112b']);
@@ -365,7 +401,12 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
       it('writes more puts than one batch holds, with large bodies, each readable in full', async () => {
         // Prepare: 40 keys, 30 of them with ~150 KB bodies
         const versions = Array.from({ length: 40 }, (_, i) =>
-          versionOf(refOf(`7-${100 + i}`), '2022-01-03T00:00:00-05:00', OPEN_END, i < 30 ? bodyOf(150_000, `seed ${i}`) : `Short section ${i}.`),
+          versionOf(
+            refOf(`7-${100 + i}`),
+            '2022-01-03T00:00:00-05:00',
+            OPEN_END,
+            i < 30 ? bodyOf(150_000, `seed ${i}`) : `Short section ${i}.`,
+          ),
         );
 
         // Act
@@ -433,7 +474,10 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
         await store.applyWrites([...puts(versionOf(r, from, OPEN_END, 'First.'), versionOf(r, from, OPEN_END, 'Second.'))]);
         expect((await store.getVersion(r, from))?.bodyText).toBe('Second.');
 
-        await store.applyWrites([...puts(versionOf(r, from, OPEN_END, 'Third.')), { kind: 'setValidTo', ref: r, validFrom: from, validTo: '2021-01-04T00:00:00-05:00' }]);
+        await store.applyWrites([
+          ...puts(versionOf(r, from, OPEN_END, 'Third.')),
+          { kind: 'setValidTo', ref: r, validFrom: from, validTo: '2021-01-04T00:00:00-05:00' },
+        ]);
         expect(await store.getVersion(r, from)).toEqual(versionOf(r, from, '2021-01-04T00:00:00-05:00', 'Third.'));
       });
 
@@ -474,9 +518,13 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
 
         // Assess
         const byId = (v: SectionVersion) => `${v.citation.jurisdiction}#${v.citation.corpus}#${v.citation.key}`;
-        expect(scannedVersions.sort((a, b) => byId(a).localeCompare(byId(b)))).toEqual(versions.sort((a, b) => byId(a).localeCompare(byId(b))));
+        expect(scannedVersions.sort((a, b) => byId(a).localeCompare(byId(b)))).toEqual(
+          versions.sort((a, b) => byId(a).localeCompare(byId(b))),
+        );
         const hid = (h: KeyHistory) => `${h.jurisdiction}#${h.corpus}#${h.key}`;
-        expect(scannedHistories.sort((a, b) => hid(a).localeCompare(hid(b)))).toEqual(histories.map((h) => stored(h)).sort((a, b) => hid(a).localeCompare(hid(b))));
+        expect(scannedHistories.sort((a, b) => hid(a).localeCompare(hid(b)))).toEqual(
+          histories.map((h) => stored(h)).sort((a, b) => hid(a).localeCompare(hid(b))),
+        );
       });
 
       it('yields nothing from an empty store', async () => {

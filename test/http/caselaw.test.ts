@@ -3,9 +3,9 @@
  * spec), a case, the cases citing it, and the replica going away under a running server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, type IssueKeyParams } from '#accounts/issue-key.ts';
+import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import { serveLocal, type LocalServer } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
 import { MARSH_CITED_BY, SAMPLE_CASELAW_PATHS } from '../contract/caselaw-store.contract.ts';
 
 let server: LocalServer;
@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const keyWith = async (params: Partial<IssueKeyParams> = {}) => (await issueKey(server.stores.accounts, { name: 'caselaw', ...params }, clock)).key;
+const keyWith = async (params: Partial<IssueKeyParams> = {}) =>
+  (await issueKey(server.stores.accounts, { name: 'caselaw', ...params }, clock)).key;
 const call = async (method: 'GET' | 'POST', path: string, key: string | null, body?: unknown) => {
   const res = await fetch(`${server.url}${path}`, {
     method,
@@ -38,7 +39,9 @@ describe('POST /law/citations/lookup', () => {
     const answer = await lookup(key, { text });
 
     expect(answer.status).toBe(200);
-    expect(answer.body.results.map((r: any) => [r.status, r.citation, r.normalized_citations, text.slice(r.start_index, r.end_index)])).toEqual([
+    expect(
+      answer.body.results.map((r: any) => [r.status, r.citation, r.normalized_citations, text.slice(r.start_index, r.end_index)]),
+    ).toEqual([
       [200, '267 Ga. 9', ['267 Ga. 9'], '267 Ga. 9'],
       [200, '471 S.E.2d 836', ['471 S.E.2d 836'], '471 S.E.2d 836'],
       [404, '410 U. S. 113', ['410 U.S. 113'], '410 U. S. 113'],
@@ -104,9 +107,17 @@ describe('POST /law/citations/lookup', () => {
   it('answers missing_fields for neither or both of text and citations, or a malformed item, and bad_fallback for an unknown provider', async () => {
     const key = await keyWith();
     const neither = await lookup(key, {});
-    expect([neither.status, neither.body.error.code, neither.body.error.message]).toEqual([400, 'missing_fields', 'Missing required parameter(s): text or citations.']);
+    expect([neither.status, neither.body.error.code, neither.body.error.message]).toEqual([
+      400,
+      'missing_fields',
+      'Missing required parameter(s): text or citations.',
+    ]);
     const both = await lookup(key, { text: '267 Ga. 9', citations: ['267 Ga. 9'] });
-    expect([both.status, both.body.error.code, both.body.error.message]).toEqual([400, 'missing_fields', 'Give either text or citations, not both.']);
+    expect([both.status, both.body.error.code, both.body.error.message]).toEqual([
+      400,
+      'missing_fields',
+      'Give either text or citations, not both.',
+    ]);
     expect((await lookup(key, { citations: [{ volume: 1 }] })).body.error.code).toBe('missing_fields');
     const fallback = await lookup(key, { text: '267 Ga. 9', fallback: 'westlaw' });
     expect([fallback.status, fallback.body.error.code]).toEqual([400, 'bad_fallback']);
@@ -142,7 +153,14 @@ describe('GET /law/cases/{clusterId} and /cited-by', () => {
     const key = await keyWith();
     const marsh = await call('GET', '/law/cases/111014', key);
     expect(marsh.status).toBe(200);
-    expect(marsh.body.result).toMatchObject({ id: 111014, case_name: 'Marsh v. Chambers', date_filed: '1983-07-05', court: null, cited_by_count: 14, citation_count: 14 });
+    expect(marsh.body.result).toMatchObject({
+      id: 111014,
+      case_name: 'Marsh v. Chambers',
+      date_filed: '1983-07-05',
+      court: null,
+      cited_by_count: 14,
+      citation_count: 14,
+    });
     const chester = await call('GET', '/statutes/cases/1296689', key);
     expect(chester.body.result).toMatchObject({ court: 'ga', cited_by_count: 0 });
   });
@@ -181,7 +199,11 @@ describe('the replica going away under a running server', () => {
   it('answers caselaw_unavailable (503) on every case-law endpoint', async () => {
     const key = await keyWith();
     await server.stores.stopSearch();
-    for (const answer of [await lookup(key, { text: '267 Ga. 9' }), await call('GET', '/law/cases/111014', key), await call('GET', '/law/cases/111014/cited-by', key)]) {
+    for (const answer of [
+      await lookup(key, { text: '267 Ga. 9' }),
+      await call('GET', '/law/cases/111014', key),
+      await call('GET', '/law/cases/111014/cited-by', key),
+    ]) {
       expect([answer.status, answer.body.error.code]).toEqual([503, 'caselaw_unavailable']);
       expect(answer.headers.get('retry-after')).not.toBeNull();
     }

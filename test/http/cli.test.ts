@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +45,18 @@ describe('asof keys and ingest against a running server', () => {
   });
 
   it('creates test keys with chosen scopes', async () => {
-    const r = await asof(['keys', 'create', '--name', 'ci', '--test', '--scopes', 'lookup,admin', '--json', '--data-dir', fixture().dataDir]);
+    const r = await asof([
+      'keys',
+      'create',
+      '--name',
+      'ci',
+      '--test',
+      '--scopes',
+      'lookup,admin',
+      '--json',
+      '--data-dir',
+      fixture().dataDir,
+    ]);
     expect(JSON.parse(r.stdout)).toMatchObject({ test: true, scopes: ['lookup', 'admin'], key: expect.stringMatching(/^asof_test_/) });
   });
 
@@ -64,11 +75,27 @@ describe('asof keys and ingest against a running server', () => {
 
     const authoring = await mkdtemp(join(tmpdir(), 'asof-records-'));
     try {
-      const wrong = { extends: '_frap-2024-12-01', id: 'ca9-draft', court: 'ca9', courtName: 'draft', limits: [{ document: 'principal brief', basis: 'pages', pages: 40, ruleKey: 'frap-32', quote: 'A principal brief may not exceed 40 pages' }] };
+      const wrong = {
+        extends: '_frap-2024-12-01',
+        id: 'ca9-draft',
+        court: 'ca9',
+        courtName: 'draft',
+        limits: [
+          {
+            document: 'principal brief',
+            basis: 'pages',
+            pages: 40,
+            ruleKey: 'frap-32',
+            quote: 'A principal brief may not exceed 40 pages',
+          },
+        ],
+      };
       await writeFile(join(authoring, 'ca9-draft.json'), JSON.stringify(wrong));
       const refused = await asof(['formats', 'check', authoring, '--data-dir', dataDir]);
       expect(refused.code).toBe(1);
-      expect(refused.stdout).toContain(`ca9-draft.json: REFUSED\n  limits[0].quote: quote not found in the pinned text of 'frap-32': "A principal brief may not exceed 40 pages"`);
+      expect(refused.stdout).toContain(
+        `ca9-draft.json: REFUSED\n  limits[0].quote: quote not found in the pinned text of 'frap-32': "A principal brief may not exceed 40 pages"`,
+      );
     } finally {
       await rm(authoring, { recursive: true, force: true });
     }
@@ -101,9 +128,21 @@ describe('asof keys and ingest against a running server', () => {
     expect(unknownUsage.stderr).toMatch(/no key with id key_nope/);
   });
 
-  it("creates a key on a plan with its own ceilings, and reports its use today and this month", async () => {
+  it('creates a key on a plan with its own ceilings, and reports its use today and this month', async () => {
     const { url, dataDir } = fixture();
-    const created = await asof(['keys', 'create', '--name', 'usage', '--plan', 'starter', '--daily', '50', '--json', '--data-dir', dataDir]);
+    const created = await asof([
+      'keys',
+      'create',
+      '--name',
+      'usage',
+      '--plan',
+      'starter',
+      '--daily',
+      '50',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
     const issued = JSON.parse(created.stdout) as { id: string; key: string };
     const statuses = [await lookupWith(url, issued.key), await lookupWith(url, issued.key)];
     const coverage = await fetch(`${url}/law/coverage`, { headers: { authorization: `Bearer ${issued.key}` } });
@@ -143,7 +182,10 @@ describe('asof keys and ingest against a running server', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^free\*\s+30\s+1,000\s+10,000\s+Free$/m);
     expect(r.stdout).toMatch(/^pro\s+120\s+100,000\s+2,000,000\s+Pro$/m);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ default: 'free', plans: expect.arrayContaining([expect.objectContaining({ id: 'starter', perMinute: 60 })]) });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      default: 'free',
+      plans: expect.arrayContaining([expect.objectContaining({ id: 'starter', perMinute: 60 })]),
+    });
   });
 });
 
@@ -179,7 +221,9 @@ describe('a fresh data dir: commands without a server, then serve', () => {
 
     // A lookup the server now answers from memory changes as soon as an ingest from another terminal lands.
     const section112b = async () => {
-      const res = await fetch(`${url}/law/lookup?jurisdiction=us&citation=1-112b&asOf=2024-01-01`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${url}/law/lookup?jurisdiction=us&citation=1-112b&asOf=2024-01-01`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       return ((await res.json()) as { result: { bodyText: string; provenance: { versionLabel: string } } }).result;
     };
     const before = [await section112b(), await section112b()];

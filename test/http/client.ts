@@ -17,7 +17,11 @@ const pooledKey = () => {
 };
 
 /** A real HTTP call to the local server (global fetch over a socket). */
-export async function call(method: 'GET' | 'POST', path: string, opts: { query?: Record<string, string>; body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> } = {}): Promise<Reply> {
+export async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  opts: { query?: Record<string, string>; body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const { url } = fixture();
   const target = new URL(`${url}${path}`);
   for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.set(k, v);
@@ -38,5 +42,6 @@ export async function call(method: 'GET' | 'POST', path: string, opts: { query?:
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
-export const get = (path: string, query: Record<string, string> = {}, key?: string | null) => call('GET', path, { query, ...(key !== undefined && { key }) });
+export const get = (path: string, query: Record<string, string> = {}, key?: string | null) =>
+  call('GET', path, { query, ...(key !== undefined && { key }) });
 export const post = (path: string, body: unknown, key?: string | null) => call('POST', path, { body, ...(key !== undefined && { key }) });

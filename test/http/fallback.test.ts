@@ -4,13 +4,13 @@
  * garbage or fails never fails the request; the shared token's daily budget is exact; test keys never reach it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { issueKey, type IssueKeyParams } from '#accounts/issue-key.ts';
+import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { resetFallbackPause } from '#caselaw/fallback.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import { serveLocal, type LocalServer } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
 import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
 import { SAMPLE_CASELAW_PATHS } from '../contract/caselaw-store.contract.ts';
-import { startFakeCourtListener, type FakeCourtListener } from '../support/fake-courtlistener.ts';
+import { type FakeCourtListener, startFakeCourtListener } from '../support/fake-courtlistener.ts';
 
 let fake: FakeCourtListener;
 const servers: LocalServer[] = [];
@@ -21,7 +21,11 @@ async function serverWith(dailyRequests: number, perRequestCap: number, timeoutM
     port: 0,
     sample: false,
     schedules: false,
-    fallback: { provider: new CourtListenerCitationProvider({ baseUrl: fake.url, token: fake.token, timeoutMs }), dailyRequests, perRequestCap },
+    fallback: {
+      provider: new CourtListenerCitationProvider({ baseUrl: fake.url, token: fake.token, timeoutMs }),
+      dailyRequests,
+      perRequestCap,
+    },
   });
   await loadCourtListenerFiles(server.stores.caselaw, SAMPLE_CASELAW_PATHS);
   servers.push(server);
@@ -42,9 +46,14 @@ beforeEach(() => {
   resetFallbackPause();
 });
 
-const keyOn = async (on: LocalServer, params: Partial<IssueKeyParams> = {}) => (await issueKey(on.stores.accounts, { name: 'fallback', ...params }, new Date())).key;
+const keyOn = async (on: LocalServer, params: Partial<IssueKeyParams> = {}) =>
+  (await issueKey(on.stores.accounts, { name: 'fallback', ...params }, new Date())).key;
 async function lookup(on: LocalServer, key: string, body: unknown) {
-  const res = await fetch(`${on.url}/law/citations/lookup`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${on.url}/law/citations/lookup`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
@@ -58,7 +67,10 @@ describe('fallback: "courtlistener"', () => {
     expect(fake.known.has(SANTOSKY) && fake.known.has(SANTOSKY_SCT)).toBe(true);
     const key = await keyOn(server);
     const before = fake.requests;
-    const answer = await lookup(server, key, { text: `Santosky v. Kramer, ${SANTOSKY}, ${SANTOSKY_SCT} (1982); ${UNKNOWN_TO_BOTH}; Chester, 267 Ga. 9`, fallback: 'courtlistener' });
+    const answer = await lookup(server, key, {
+      text: `Santosky v. Kramer, ${SANTOSKY}, ${SANTOSKY_SCT} (1982); ${UNKNOWN_TO_BOTH}; Chester, 267 Ga. 9`,
+      fallback: 'courtlistener',
+    });
 
     expect(answer.status).toBe(200);
     expect(fake.requests).toBe(before + 1);
@@ -116,7 +128,9 @@ describe('fallback: "courtlistener"', () => {
     const small = await serverWith(3, 5);
     const key = await keyOn(small);
     const sent = fake.requests;
-    const answers = await Promise.all(Array.from({ length: 6 }, () => lookup(small, key, { text: UNKNOWN_TO_BOTH, fallback: 'courtlistener' })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => lookup(small, key, { text: UNKNOWN_TO_BOTH, fallback: 'courtlistener' })),
+    );
     expect(fake.requests - sent).toBe(3);
     expect(answers.map((a) => a.body.fallback.status).sort()).toEqual(['ok', 'ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited']);
     const last = await lookup(small, key, { text: UNKNOWN_TO_BOTH, fallback: 'courtlistener' });
@@ -129,7 +143,11 @@ describe('fallback: "courtlistener"', () => {
       port: 0,
       sample: false,
       schedules: false,
-      fallback: { provider: new CourtListenerCitationProvider({ baseUrl: 'http://127.0.0.1:9', token: 't', timeoutMs: 500 }), dailyRequests: 10, perRequestCap: 5 },
+      fallback: {
+        provider: new CourtListenerCitationProvider({ baseUrl: 'http://127.0.0.1:9', token: 't', timeoutMs: 500 }),
+        dailyRequests: 10,
+        perRequestCap: 5,
+      },
     });
     servers.push(down);
     const answer = await lookup(down, await keyOn(down), { text: UNKNOWN_TO_BOTH, fallback: 'courtlistener' });

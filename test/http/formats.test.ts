@@ -28,7 +28,11 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
     });
     expect(f.ruleKeys).toEqual(['frap-32', 'frap-28', 'frap-28.1', 'frap-29', 'frap-27', 'frap-40']);
     expect(f.typeface.faceMinimums).toEqual([
-      expect.objectContaining({ face: 'proportionally spaced', minSizePt: 14, quote: 'A proportionally spaced face must be 14-point or larger.' }),
+      expect.objectContaining({
+        face: 'proportionally spaced',
+        minSizePt: 14,
+        quote: 'A proportionally spaced face must be 14-point or larger.',
+      }),
       expect.objectContaining({ face: 'monospaced', maxCharsPerInch: 10.5 }),
     ]);
     expect(f.basis.paperSize).toBe('Fed. R. App. P. 32: “The brief must be on 8 1/2 by 11 inch paper.”');
@@ -69,7 +73,21 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
   it('filters by level, highest court first; the courts of appeals in court order', async () => {
     const r = await get('/law/format', { jurisdiction: 'us', level: 'intermediate-appellate' });
     expect(r.status).toBe(200);
-    expect(r.body.result.map((x: { court: string }) => x.court)).toEqual(['ca1', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'ca10', 'ca11', 'cadc', 'cafc']);
+    expect(r.body.result.map((x: { court: string }) => x.court)).toEqual([
+      'ca1',
+      'ca2',
+      'ca3',
+      'ca4',
+      'ca5',
+      'ca6',
+      'ca7',
+      'ca8',
+      'ca9',
+      'ca10',
+      'ca11',
+      'cadc',
+      'cafc',
+    ]);
     const all = await get('/law/format', { jurisdiction: 'US' });
     expect(all.body.result).toHaveLength(13);
   });
@@ -102,6 +120,8 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
 
   it('wants a key with the lookup scope', async () => {
     expect((await get('/law/format', { jurisdiction: 'nd' }, null)).body.error.code).toBe('missing_bearer');
-    expect((await call('GET', '/law/format', { query: { jurisdiction: 'nd' }, key: fixture().keys.noScope })).body.error.code).toBe('missing_scope');
+    expect((await call('GET', '/law/format', { query: { jurisdiction: 'nd' }, key: fixture().keys.noScope })).body.error.code).toBe(
+      'missing_scope',
+    );
   });
 });

@@ -34,7 +34,9 @@ export default async function setup(project: TestProject) {
   const now = new Date();
   const lookup = await issueKey(accounts, { name: 'http tests', limits: ROOMY }, now);
   const test = await issueKey(accounts, { name: 'http tests (test key)', test: true, limits: ROOMY }, now);
-  const pool = await Promise.all(Array.from({ length: POOL }, (_, i) => issueKey(accounts, { name: `http tests ${i}`, limits: ROOMY }, now)));
+  const pool = await Promise.all(
+    Array.from({ length: POOL }, (_, i) => issueKey(accounts, { name: `http tests ${i}`, limits: ROOMY }, now)),
+  );
   const noScope = await issueKey(accounts, { name: 'no lookup scope', scopes: ['admin'] }, now);
   const revoked = await issueKey(accounts, { name: 'revoked' }, now);
   await accounts.revoke(revoked.id, now.toISOString());

@@ -6,11 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, type IssueKeyParams } from '#accounts/issue-key.ts';
+import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { generateKey } from '#accounts/keys.ts';
 import { windowsAt } from '#accounts/windows.ts';
 import { runIngest } from '#ingest/jobs.ts';
-import { serveLocal, type LocalServer } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
 
 const USLM = fileURLToPath(new URL('../../data/sample/uslm/usc01@117-80.xml', import.meta.url));
 const LOOKUP = '/law/lookup?jurisdiction=us&citation=1-1&asOf=2024-01-01';
@@ -22,7 +22,14 @@ const logged: string[] = [];
 beforeAll(async () => {
   // Everything the server logs, captured as written.
   const logger = new Logger({ serviceName: 'asof', logLevel: 'DEBUG' });
-  const sink = { log: (line: string) => logged.push(line), info: (line: string) => logged.push(line), warn: (line: string) => logged.push(line), error: (line: string) => logged.push(line), debug: (line: string) => logged.push(line), trace: (line: string) => logged.push(line) };
+  const sink = {
+    log: (line: string) => logged.push(line),
+    info: (line: string) => logged.push(line),
+    warn: (line: string) => logged.push(line),
+    error: (line: string) => logged.push(line),
+    debug: (line: string) => logged.push(line),
+    trace: (line: string) => logged.push(line),
+  };
   (logger as unknown as { console: typeof sink }).console = sink;
   server = await serveLocal({ dataDir: null, port: 0, sample: false, schedules: false, now: () => clock, logger });
   await runIngest(server.stores, { kind: 'uslm', files: [USLM] });
@@ -31,7 +38,10 @@ afterAll(() => server?.close());
 
 const keyWith = async (params: Partial<IssueKeyParams> = {}) => issueKey(server.stores.accounts, { name: 'limits', ...params }, clock);
 const call = async (path: string, token: string | null, init: RequestInit = {}) => {
-  const res = await fetch(`${server.url}${path}`, { ...init, headers: { ...(token !== null && { authorization: `Bearer ${token}` }), ...(init.headers as Record<string, string>) } });
+  const res = await fetch(`${server.url}${path}`, {
+    ...init,
+    headers: { ...(token !== null && { authorization: `Bearer ${token}` }), ...(init.headers as Record<string, string>) },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as any };
 };
@@ -183,7 +193,12 @@ describe('public calls and failures', () => {
   it('never writes key material into logs or error bodies', async () => {
     const issued = await keyWith({ limits: { perMinute: 1 } });
     const secret = issued.key.slice(16); // the first 16 characters are the displayed prefix, the rest is secret
-    const bodies = [await call(LOOKUP, issued.key), await call(LOOKUP, issued.key), await call('/law/lookup', issued.key), await call(LOOKUP, `${issued.key}x`)].map((a) => a.text);
+    const bodies = [
+      await call(LOOKUP, issued.key),
+      await call(LOOKUP, issued.key),
+      await call('/law/lookup', issued.key),
+      await call(LOOKUP, `${issued.key}x`),
+    ].map((a) => a.text);
     await server.services.usageLog!.flush();
 
     expect(logged.length).toBeGreaterThan(0);

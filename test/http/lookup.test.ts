@@ -8,7 +8,13 @@ describe('GET /law/lookup: the version in force on a date', () => {
     const r = await get('/law/lookup', { jurisdiction: 'us', citation: '1 U.S.C. § 1', asOf: '2019-03-01' });
     expect(r.status).toBe(200);
     const v = r.body.result;
-    expect(v.citation).toEqual({ jurisdiction: 'us', corpus: 'statutes', key: '1-1', display: '1 U.S.C. § 1', parts: expect.objectContaining({ title: '1', section: '1' }) });
+    expect(v.citation).toEqual({
+      jurisdiction: 'us',
+      corpus: 'statutes',
+      key: '1-1',
+      display: '1 U.S.C. § 1',
+      parts: expect.objectContaining({ title: '1', section: '1' }),
+    });
     expect(v.catchline).toMatch(/Words denoting number, gender/);
     expect(v.bodyText).toMatch(/^In determining the meaning of any Act of Congress/);
     expect(v.status).toBe('active');
@@ -62,7 +68,9 @@ describe('GET /law/lookup: the version in force on a date', () => {
     const after = await on('2024-06-22');
     expect(after.status).toBe(404);
     expect(after.body.error.code).toBe('no_edition_on_file');
-    expect(after.body.error.didYouMean).toEqual([expect.objectContaining({ citation: '22-404.05', reason: 'latest-version', validTo: '2024-06-22T00:00:00-04:00' })]);
+    expect(after.body.error.didYouMean).toEqual([
+      expect.objectContaining({ citation: '22-404.05', reason: 'latest-version', validTo: '2024-06-22T00:00:00-04:00' }),
+    ]);
 
     const before = await on('2024-03-17');
     expect(before.status).toBe(404);
@@ -70,7 +78,18 @@ describe('GET /law/lookup: the version in force on a date', () => {
   });
 
   it('never answers with a version that was not in force on the date asked', async () => {
-    const dates = ['2021-10-17', '2021-10-18', '2022-01-01', '2022-06-30', '2023-03-15', '2024-01-01', '2024-03-19', '2024-06-30', '2024-10-19', '2025-06-01'];
+    const dates = [
+      '2021-10-17',
+      '2021-10-18',
+      '2022-01-01',
+      '2022-06-30',
+      '2023-03-15',
+      '2024-01-01',
+      '2024-03-19',
+      '2024-06-30',
+      '2024-10-19',
+      '2025-06-01',
+    ];
     for (const citation of ['9-204.01', '2-534', '28-3814', '1-204.46', '22-4234', '22-404.05']) {
       for (const asOf of dates) {
         const r = await get('/law/lookup', { jurisdiction: 'dc', citation, asOf });
@@ -165,7 +184,18 @@ describe('GET /law/text', () => {
     const r = await get('/law/text', { jurisdiction: 'us', citation: 'frap-32', asOf: '2025-01-01' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body.result).sort()).toEqual(
-      ['bodyText', 'catchline', 'citation', 'disclaimer', 'historyNote', 'note', 'permalink', 'status', 'temporalBasis', 'versionLabel'].sort(),
+      [
+        'bodyText',
+        'catchline',
+        'citation',
+        'disclaimer',
+        'historyNote',
+        'note',
+        'permalink',
+        'status',
+        'temporalBasis',
+        'versionLabel',
+      ].sort(),
     );
     expect(r.body.result.citation.display).toBe('Fed. R. App. P. 32');
     expect(r.body.result.bodyText).toMatch(/14-point/);
@@ -185,7 +215,11 @@ describe('authentication', () => {
     ['another scheme', 'Basic dXNlcjpwYXNz', 'missing_bearer', 401],
     ['garbage', 'Bearer nonsense', 'invalid_key', 401],
   ])('%s → %s', async (_what, header, code, status) => {
-    const r = await call('GET', '/law/lookup', { query: params, key: null, ...(header !== undefined && { headers: { authorization: header } }) });
+    const r = await call('GET', '/law/lookup', {
+      query: params,
+      key: null,
+      ...(header !== undefined && { headers: { authorization: header } }),
+    });
     expect([r.status, r.body.error.code]).toEqual([status, code]);
   });
 

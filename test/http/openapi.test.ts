@@ -2,15 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
+import { parse } from 'yaml';
 import { API_VERSION } from '#http/handlers/spec.ts';
-import { ROUTES } from '#http/routes.ts';
+import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { pathsOf } from '#http/route.ts';
+import { ROUTES } from '#http/routes.ts';
 import { call, fixture, get, post, type Reply } from './client.ts';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: { schemas: Record<string, object> } };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  components: { schemas: Record<string, object> };
+};
 let doc: Doc;
 let ajv: InstanceType<typeof Ajv2020.default>;
 
@@ -36,7 +39,7 @@ function conforms(path: string, method: 'get' | 'post', reply: Reply): void {
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
-    const result = await new Validator().validate(doc as unknown as Parameters<Validator["validate"]>[0]);
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect((doc as unknown as { openapi: string }).openapi).toBe('3.1.0');
@@ -87,10 +90,17 @@ describe('real responses match the document', () => {
   });
 
   it('for the case-law endpoints, on the bundled CourtListener records', async () => {
-    const lookup = await post('/law/citations/lookup', { text: 'Chester v. State, 267 Ga. 9, 471 S.E.2d 836 (1996); 410 U.S. 113; 12 Foo. 3', fallback: 'courtlistener' });
+    const lookup = await post('/law/citations/lookup', {
+      text: 'Chester v. State, 267 Ga. 9, 471 S.E.2d 836 (1996); 410 U.S. 113; 12 Foo. 3',
+      fallback: 'courtlistener',
+    });
     expect(lookup.body.results.map((r: { status: number }) => r.status)).toEqual([200, 200, 404]);
     conforms('/law/citations/lookup', 'post', lookup);
-    conforms('/law/citations/lookup', 'post', await post('/law/citations/lookup', { citations: ['12 Foo. Rptr. 3', { volume: '97', reporter: 'F.3d', page: '553' }] }));
+    conforms(
+      '/law/citations/lookup',
+      'post',
+      await post('/law/citations/lookup', { citations: ['12 Foo. Rptr. 3', { volume: '97', reporter: 'F.3d', page: '553' }] }),
+    );
     conforms('/law/citations/lookup', 'post', await post('/law/citations/lookup', { text: 'x'.repeat(64_001) }));
     conforms('/statutes/citations/lookup', 'post', await post('/statutes/citations/lookup', { fallback: 'none' }));
     const marsh = await get('/law/cases/111014');

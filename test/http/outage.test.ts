@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { probeCorpus } from '#ops/health.ts';
-import { serveLocal, type LocalServer } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
 
 const USLM = ['usc01@113-31.xml', 'usc01@117-80.xml'].map((f) => fileURLToPath(new URL(`../../data/sample/uslm/${f}`, import.meta.url)));
 
@@ -65,7 +65,13 @@ describe('with the embedded DynamoDB stopped under the running server', () => {
   });
 
   it('answers the data endpoints with 503 statutes_unavailable and Retry-After', async () => {
-    for (const path of ['/law/lookup?jurisdiction=us&citation=1-1', '/law/text?jurisdiction=us&citation=1-1', '/law/search?q=congress', '/statutes/lookup?jurisdiction=us&citation=1-1', '/law/quality']) {
+    for (const path of [
+      '/law/lookup?jurisdiction=us&citation=1-1',
+      '/law/text?jurisdiction=us&citation=1-1',
+      '/law/search?q=congress',
+      '/statutes/lookup?jurisdiction=us&citation=1-1',
+      '/law/quality',
+    ]) {
       const started = Date.now();
       const r = await get(path);
       expect(r.status, path).toBe(503);
@@ -85,6 +91,9 @@ describe('with the embedded DynamoDB stopped under the running server', () => {
     const r = await get('/law/coverage', false);
     expect(r.status).toBe(200);
     expect(r.body.coverage.length).toBeGreaterThan(0);
-    expect(r.body.stale).toMatchObject({ refreshFailures: expect.any(Number), lastError: expect.stringMatching(/unreachable|versions|ops/i) });
+    expect(r.body.stale).toMatchObject({
+      refreshFailures: expect.any(Number),
+      lastError: expect.stringMatching(/unreachable|versions|ops/i),
+    });
   });
 });

@@ -5,7 +5,9 @@ describe('GET /law/coverage', () => {
   it('lists every bundled collection with dates, counts and provenance time, no key needed', async () => {
     const r = await get('/law/coverage', {}, null);
     expect(r.status).toBe(200);
-    const names = r.body.coverage.map((c: { jurisdiction: string; corpus: string; name: string }) => `${c.jurisdiction}/${c.corpus}/${c.name}`);
+    const names = r.body.coverage.map(
+      (c: { jurisdiction: string; corpus: string; name: string }) => `${c.jurisdiction}/${c.corpus}/${c.name}`,
+    );
     expect(names).toEqual(
       expect.arrayContaining([
         'us/statutes/United States Code',
@@ -15,7 +17,13 @@ describe('GET /law/coverage', () => {
       ]),
     );
     const usc = r.body.coverage.find((c: { name: string }) => c.name === 'United States Code');
-    expect(usc).toMatchObject({ coverageFrom: '2013-07-26', latestVersion: 'Online@117-80', sections: 39, cadenceClass: 'edition', temporalBasis: 'compiled-edition' });
+    expect(usc).toMatchObject({
+      coverageFrom: '2013-07-26',
+      latestVersion: 'Online@117-80',
+      sections: 39,
+      cadenceClass: 'edition',
+      temporalBasis: 'compiled-edition',
+    });
     expect(usc.versions).toBe(39 + 5);
     const dc = r.body.coverage.find((c: { jurisdiction: string }) => c.jurisdiction === 'dc');
     expect(dc).toMatchObject({ coverageFrom: '2021-10-18', sections: 6 });

@@ -46,7 +46,9 @@ describe('GET /law/search', () => {
     const all = await get('/law/search', { ...q, jurisdiction: 'all', limit: '50' });
     const list = await get('/law/search', { ...q, jurisdiction: 'us,nd', limit: '50' });
     const none = await get('/law/search', { ...q, limit: '50' });
-    expect(new Set(all.body.results.map((h: { citation: { jurisdiction: string } }) => h.citation.jurisdiction))).toEqual(new Set(['us', 'nd']));
+    expect(new Set(all.body.results.map((h: { citation: { jurisdiction: string } }) => h.citation.jurisdiction))).toEqual(
+      new Set(['us', 'nd']),
+    );
     expect(keys(list).sort()).toEqual(keys(all).sort());
     expect(keys(none).sort()).toEqual(keys(all).sort());
     const rules = await get('/law/search', { ...q, jurisdiction: 'us', corpus: 'rules', limit: '50' });

@@ -4,9 +4,9 @@
  * exactly that many units. Black-box over a real socket, on a route table of this file's own (the citations
  * endpoint arrives with the case-law issue), with the real meter on embedded DynamoDB.
  */
-import { NO_FALLBACK } from '#runtime/services.ts';
-import type { AddressInfo } from 'node:net';
+
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -17,8 +17,9 @@ import { UsageLog } from '#accounts/usage-log.ts';
 import { windowsAt } from '#accounts/windows.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { defineRoute, type Route } from '#http/route.ts';
-import { openEmbeddedStores, type EmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, openEmbeddedStores } from '#runtime/embedded-stores.ts';
 import type { Services } from '#runtime/services.ts';
+import { NO_FALLBACK } from '#runtime/services.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const BatchInput = z.object({ items: z.array(z.string().min(1)).min(1).max(5) });
@@ -75,7 +76,11 @@ afterAll(async () => {
 });
 
 const send = async (key: string, body: unknown) => {
-  const res = await fetch(`${base}/test/batch`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/test/batch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 };
 

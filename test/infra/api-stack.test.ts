@@ -29,13 +29,18 @@ type Resources = Record<string, { Type: string; Properties: Record<string, any> 
 
 /** What the stack writes for an API's address on API Gateway's own domain. */
 const executeApiUrl = (apiName: string, stage: string) => ({
-  'Fn::Join': ['', ['https://', { Ref: restApiId(t, apiName) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, `/${stage}`]],
+  'Fn::Join': [
+    '',
+    ['https://', { Ref: restApiId(t, apiName) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, `/${stage}`],
+  ],
 });
 
-const logicalIdOf = (functions: Resources, name: string) => Object.entries(functions).find(([, f]) => f.Properties.FunctionName === name)![0];
+const logicalIdOf = (functions: Resources, name: string) =>
+  Object.entries(functions).find(([, f]) => f.Properties.FunctionName === name)![0];
 
 /** The logical id of the REST API of that name. */
-const restApiId = (tpl: Template, name: string) => Object.entries(tpl.findResources('AWS::ApiGateway::RestApi') as Resources).find(([, a]) => a.Properties.Name === name)![0];
+const restApiId = (tpl: Template, name: string) =>
+  Object.entries(tpl.findResources('AWS::ApiGateway::RestApi') as Resources).find(([, a]) => a.Properties.Name === name)![0];
 
 /** Every API Gateway method of one REST API as `VERB /path` with its properties, the path rebuilt from the resources' PathParts. */
 function methodEntries(apiName = 'asof-test-api', tpl: Template = t): Array<readonly [string, Record<string, any>]> {
@@ -61,15 +66,25 @@ describe('the API built from the route table', () => {
     expect(exposedMethods().some((m) => m.startsWith('OPTIONS'))).toBe(false); // no CORS
   });
 
-  it('is the stack\'s only APIs with the public site: two REST APIs, every method of the stack on one of them', () => {
-    expect(Object.values(t.findResources('AWS::ApiGateway::RestApi') as Resources).map((a) => a.Properties.Name).sort()).toEqual(['asof-test-api', 'asof-test-site']);
-    expect(exposedMethods().length + exposedMethods('asof-test-site').length).toBe(Object.keys(t.findResources('AWS::ApiGateway::Method')).length);
+  it("is the stack's only APIs with the public site: two REST APIs, every method of the stack on one of them", () => {
+    expect(
+      Object.values(t.findResources('AWS::ApiGateway::RestApi') as Resources)
+        .map((a) => a.Properties.Name)
+        .sort(),
+    ).toEqual(['asof-test-api', 'asof-test-site']);
+    expect(exposedMethods().length + exposedMethods('asof-test-site').length).toBe(
+      Object.keys(t.findResources('AWS::ApiGateway::Method')).length,
+    );
   });
 
   it('has one function per route and the authorizer (and one per site page), nothing else; each method integrated with its own route function', () => {
     const functions = t.findResources('AWS::Lambda::Function') as Resources;
-    const names = Object.values(functions).map((f) => f.Properties.FunctionName).filter((n) => typeof n === 'string' && n.startsWith('asof-test-'));
-    expect(names.sort()).toEqual([...ROUTES.map((r) => `asof-test-${r.id}`), 'asof-test-authorizer', ...PAGES.map((p) => `asof-test-page-${p.id}`)].sort());
+    const names = Object.values(functions)
+      .map((f) => f.Properties.FunctionName)
+      .filter((n) => typeof n === 'string' && n.startsWith('asof-test-'));
+    expect(names.sort()).toEqual(
+      [...ROUTES.map((r) => `asof-test-${r.id}`), 'asof-test-authorizer', ...PAGES.map((p) => `asof-test-page-${p.id}`)].sort(),
+    );
     const methods = methodEntries().map(([, m]) => m);
     for (const route of ROUTES) {
       const targets = methods.filter((m) => JSON.stringify(m.Integration.Uri).includes(logicalIdOf(functions, `asof-test-${route.id}`)));
@@ -82,8 +97,14 @@ describe('the API built from the route table', () => {
   it('puts the Lambda authorizer and an API key on exactly the bearer routes, and neither on the public ones', () => {
     const [authorizerId, authorizer] = Object.entries(t.findResources('AWS::ApiGateway::Authorizer') as Resources).at(0)!;
     expect(Object.keys(t.findResources('AWS::ApiGateway::Authorizer'))).toHaveLength(1);
-    expect(authorizer.Properties).toMatchObject({ Type: 'TOKEN', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 300 });
-    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(logicalIdOf(t.findResources('AWS::Lambda::Function') as Resources, 'asof-test-authorizer'));
+    expect(authorizer.Properties).toMatchObject({
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(
+      logicalIdOf(t.findResources('AWS::Lambda::Function') as Resources, 'asof-test-authorizer'),
+    );
     t.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
 
     const methods = new Map(methodEntries());
@@ -92,7 +113,11 @@ describe('the API built from the route table', () => {
         for (const verb of route.methods) {
           const m = methods.get(`${verb} ${path}`)!;
           if (route.auth.kind === 'bearer') {
-            expect(m, `${verb} ${path}`).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
+            expect(m, `${verb} ${path}`).toMatchObject({
+              AuthorizationType: 'CUSTOM',
+              AuthorizerId: { Ref: authorizerId },
+              ApiKeyRequired: true,
+            });
           } else {
             expect(m.AuthorizationType, `${verb} ${path}`).toBe('NONE');
             expect(m.AuthorizerId, `${verb} ${path}`).toBeUndefined();
@@ -111,8 +136,12 @@ describe('the API built from the route table', () => {
     expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 256, Timeout: 3 });
     expect(Object.keys(fn.Environment.Variables).filter((k) => k.startsWith('ASOF_'))).toEqual([]);
     const roleRef = fn.Role['Fn::GetAtt'][0];
-    const policies = Object.values(t.findResources('AWS::IAM::Policy') as Resources).filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef));
-    const actions = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).flatMap((st: { Action: string | string[] }) => [st.Action].flat());
+    const policies = Object.values(t.findResources('AWS::IAM::Policy') as Resources).filter((p) =>
+      (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef),
+    );
+    const actions = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .flatMap((st: { Action: string | string[] }) => [st.Action].flat());
     expect(actions.filter((a: string) => !a.startsWith('xray:'))).toEqual([]);
   });
 
@@ -125,7 +154,13 @@ describe('the API built from the route table', () => {
         MemorySize: 1024,
         Timeout: 10,
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', ASOF_SITE_URL: executeApiUrl('asof-test-site', 'site'), ASOF_BASE_URL: executeApiUrl('asof-test-api', 'v1') }) },
+        Environment: {
+          Variables: Match.objectLike({
+            NODE_OPTIONS: '--enable-source-maps',
+            ASOF_SITE_URL: executeApiUrl('asof-test-site', 'site'),
+            ASOF_BASE_URL: executeApiUrl('asof-test-api', 'v1'),
+          }),
+        },
       });
     }
   });
@@ -155,7 +190,10 @@ describe('the API built from the route table', () => {
     for (const p of responses) {
       const want = expected[p.ResponseType]!;
       expect(p.StatusCode, p.ResponseType).toBe(want.status);
-      const headers = { 'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'", ...(want.retryAfter && { 'gatewayresponse.header.Retry-After': want.retryAfter }) };
+      const headers = {
+        'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'",
+        ...(want.retryAfter && { 'gatewayresponse.header.Retry-After': want.retryAfter }),
+      };
       expect(p.ResponseParameters, p.ResponseType).toEqual(headers);
       expect(Object.keys(p.ResponseTemplates), p.ResponseType).toEqual(['application/json']);
       const body = JSON.parse(p.ResponseTemplates['application/json']);
@@ -165,7 +203,9 @@ describe('the API built from the route table', () => {
 
   it('puts a throttle-only usage plan per plan tier on the v1 stage, never tighter than the plan, with no request quota', () => {
     const plans = Object.values(t.findResources('AWS::ApiGateway::UsagePlan') as Resources).map((r) => r.Properties);
-    const [stageId] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === 'v1')!;
+    const [stageId] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(
+      ([, s]) => s.Properties.StageName === 'v1',
+    )!;
     const book = new PlanBook();
     expect(plans.map((p) => p.UsagePlanName).sort()).toEqual(book.plans.map((p) => `asof-test-${p.id}`).sort());
     for (const plan of book.plans) {
@@ -179,8 +219,10 @@ describe('the API built from the route table', () => {
     }
   });
 
-  it('protects the v1 stage and the site\'s stage with the edge firewall, and nothing else', () => {
-    const stageIds = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).map(([id, s]) => [s.Properties.StageName, id] as const);
+  it("protects the v1 stage and the site's stage with the edge firewall, and nothing else", () => {
+    const stageIds = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).map(
+      ([id, s]) => [s.Properties.StageName, id] as const,
+    );
     expect(stageIds.map(([name]) => name).sort()).toEqual(['site', 'v1']);
     const [aclId] = Object.keys(t.findResources('AWS::WAFv2::WebACL'));
     const associations = Object.values(t.findResources('AWS::WAFv2::WebACLAssociation') as Resources).map((a) => a.Properties);
@@ -196,7 +238,8 @@ describe('the API built from the route table', () => {
   it('gives each route function the tables its route declares and nothing else: keys read, meters written, versions read, ops as declared', () => {
     const functions = t.findResources('AWS::Lambda::Function') as Resources;
     const policies = Object.values(t.findResources('AWS::IAM::Policy') as Resources);
-    const tableOf = (resource: unknown) => ['Versions', 'Accounts', 'Meters', 'Ops'].find((n) => JSON.stringify(resource).includes(`${n}Table`));
+    const tableOf = (resource: unknown) =>
+      ['Versions', 'Accounts', 'Meters', 'Ops'].find((n) => JSON.stringify(resource).includes(`${n}Table`));
     for (const route of ROUTES) {
       const [, fn] = Object.entries(functions).find(([, f]) => f.Properties.FunctionName === `asof-test-${route.id}`)!;
       const roleRef = fn.Properties.Role['Fn::GetAtt'][0];
@@ -220,13 +263,17 @@ describe('the API built from the route table', () => {
       expect(Object.fromEntries(access), route.id).toEqual(Object.fromEntries(expected));
 
       const env = fn.Properties.Environment.Variables as Record<string, unknown>;
-      const tableEnv = Object.keys(env).filter((k) => /^ASOF_[A-Z]+_TABLE$/.test(k)).sort();
+      const tableEnv = Object.keys(env)
+        .filter((k) => /^ASOF_[A-Z]+_TABLE$/.test(k))
+        .sort();
       expect(tableEnv, route.id).toEqual([...expected.keys()].map((n) => `ASOF_${n.toUpperCase()}_TABLE`).sort());
     }
   });
 
   it('gives the citation lookup the reporters-db layer, and no other function', () => {
-    const functions = Object.values(t.findResources('AWS::Lambda::Function') as Resources).filter((f) => String(f.Properties.FunctionName).startsWith('asof-test-'));
+    const functions = Object.values(t.findResources('AWS::Lambda::Function') as Resources).filter((f) =>
+      String(f.Properties.FunctionName).startsWith('asof-test-'),
+    );
     const withLayer = functions.filter((f) => f.Properties.Layers).map((f) => f.Properties.FunctionName);
     expect(withLayer).toEqual(['asof-test-caselaw-citations']);
     t.hasResourceProperties('AWS::Lambda::Function', {
@@ -259,7 +306,9 @@ describe('the CourtListener token of the case-law fallback', () => {
         return policies.some(
           (p) =>
             (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role) &&
-            (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).some((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue')),
+            (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).some((s) =>
+              [s.Action].flat().includes('secretsmanager:GetSecretValue'),
+            ),
         );
       })
       .map((f) => f.Properties.FunctionName);
@@ -279,7 +328,9 @@ describe('the CourtListener token of the case-law fallback', () => {
     const tpl = build();
 
     expect(secretReaders(tpl)).toEqual([]);
-    const env = Object.values(tpl.findResources('AWS::Lambda::Function') as Resources).map((f) => f.Properties.Environment?.Variables ?? {});
+    const env = Object.values(tpl.findResources('AWS::Lambda::Function') as Resources).map(
+      (f) => f.Properties.Environment?.Variables ?? {},
+    );
     expect(env.some((v) => 'ASOF_COURTLISTENER_SECRET' in v)).toBe(false);
   });
 });
@@ -291,7 +342,7 @@ describe('the public site (permalink pages)', () => {
     return { id, fn: functions[id]!.Properties };
   };
 
-  it('exposes exactly one public GET per page, integrated with that page\'s function: no authorizer, no key', () => {
+  it("exposes exactly one public GET per page, integrated with that page's function: no authorizer, no key", () => {
     const methods = methodEntries('asof-test-site');
     expect(methods.map(([key]) => key).sort()).toEqual(PAGES.map((p) => `GET ${p.path}`).sort());
     for (const [key, m] of methods) {
@@ -318,15 +369,17 @@ describe('the public site (permalink pages)', () => {
     expect(statements.flatMap((st) => [st.Action].flat()).filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('xray:'))).toEqual([]);
   });
 
-  it('serves the site stage with access logs, after the account\'s logging role is set by the API', () => {
-    const [, site] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === 'site')!;
+  it("serves the site stage with access logs, after the account's logging role is set by the API", () => {
+    const [, site] = Object.entries(t.findResources('AWS::ApiGateway::Stage') as Resources).find(
+      ([, s]) => s.Properties.StageName === 'site',
+    )!;
     expect(site.Properties).toMatchObject({ TracingEnabled: true, AccessLogSetting: { DestinationArn: expect.anything() } });
     const [accountId] = Object.keys(t.findResources('AWS::ApiGateway::Account'));
     expect(Object.keys(t.findResources('AWS::ApiGateway::Account'))).toHaveLength(1);
     expect((site as unknown as { DependsOn: string[] }).DependsOn).toContain(accountId);
   });
 
-  it('answers a path with no page 404 and the web ACL\'s refusal 429 with Retry-After, in plain text', () => {
+  it("answers a path with no page 404 and the web ACL's refusal 429 with Retry-After, in plain text", () => {
     const site = restApiId(t, 'asof-test-site');
     const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources)
       .map((r) => r.Properties)
@@ -349,11 +402,22 @@ describe('the public site (permalink pages)', () => {
 });
 
 describe('a stage with its own domain', () => {
-  const DOMAIN = { name: 'law.asof.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1234-4abc-9def-0123456789ab', hostedZone: { id: 'Z0123456789', name: 'asof.test' } };
+  const DOMAIN = {
+    name: 'law.asof.test',
+    certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1234-4abc-9def-0123456789ab',
+    hostedZone: { id: 'Z0123456789', name: 'asof.test' },
+  };
   const build = (domain: typeof DOMAIN) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stateful = new StatefulStack(app, 'domain-stateful', { prefix: 'asof-test' });
-    const api = new ApiStack(app, 'domain-api', { prefix: 'asof-test', bindings: stateful.tables, memorySize: 1024, timeoutSeconds: 10, logRetention: RetentionDays.ONE_WEEK, domain });
+    const api = new ApiStack(app, 'domain-api', {
+      prefix: 'asof-test',
+      bindings: stateful.tables,
+      memorySize: 1024,
+      timeoutSeconds: 10,
+      logRetention: RetentionDays.ONE_WEEK,
+      domain,
+    });
     return Template.fromStack(api);
   };
 
@@ -368,21 +432,42 @@ describe('a stage with its own domain', () => {
     });
     const mappings = Object.values(tpl.findResources('AWS::ApiGateway::BasePathMapping') as Resources).map((m) => m.Properties);
     expect(mappings).toHaveLength(2);
-    const stageOf = (name: string) => Object.entries(tpl.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === name)![0];
-    expect(mappings.find((m) => m.BasePath === 'v1')).toMatchObject({ RestApiId: { Ref: restApiId(tpl, 'asof-test-api') }, Stage: { Ref: stageOf('v1') } });
-    expect(mappings.find((m) => m.BasePath === undefined)).toMatchObject({ RestApiId: { Ref: restApiId(tpl, 'asof-test-site') }, Stage: { Ref: stageOf('site') } });
-    tpl.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'law.asof.test.', Type: 'A', HostedZoneId: 'Z0123456789', AliasTarget: Match.anyValue() });
+    const stageOf = (name: string) =>
+      Object.entries(tpl.findResources('AWS::ApiGateway::Stage') as Resources).find(([, s]) => s.Properties.StageName === name)![0];
+    expect(mappings.find((m) => m.BasePath === 'v1')).toMatchObject({
+      RestApiId: { Ref: restApiId(tpl, 'asof-test-api') },
+      Stage: { Ref: stageOf('v1') },
+    });
+    expect(mappings.find((m) => m.BasePath === undefined)).toMatchObject({
+      RestApiId: { Ref: restApiId(tpl, 'asof-test-site') },
+      Stage: { Ref: stageOf('site') },
+    });
+    tpl.hasResourceProperties('AWS::Route53::RecordSet', {
+      Name: 'law.asof.test.',
+      Type: 'A',
+      HostedZoneId: 'Z0123456789',
+      AliasTarget: Match.anyValue(),
+    });
   });
 
-  it('closes API Gateway\'s own addresses of both APIs, which only a stage without a domain keeps', () => {
+  it("closes API Gateway's own addresses of both APIs, which only a stage without a domain keeps", () => {
     const disabled = (tpl: Template) =>
-      Object.values(tpl.findResources('AWS::ApiGateway::RestApi') as Resources).map((a) => [a.Properties.Name, a.Properties.DisableExecuteApiEndpoint ?? false]);
+      Object.values(tpl.findResources('AWS::ApiGateway::RestApi') as Resources).map((a) => [
+        a.Properties.Name,
+        a.Properties.DisableExecuteApiEndpoint ?? false,
+      ]);
 
-    expect(disabled(build(DOMAIN)).sort()).toEqual([['asof-test-api', true], ['asof-test-site', true]]);
-    expect(disabled(t).sort()).toEqual([['asof-test-api', false], ['asof-test-site', false]]);
+    expect(disabled(build(DOMAIN)).sort()).toEqual([
+      ['asof-test-api', true],
+      ['asof-test-site', true],
+    ]);
+    expect(disabled(t).sort()).toEqual([
+      ['asof-test-api', false],
+      ['asof-test-site', false],
+    ]);
   });
 
-  it('gives every route function the domain\'s addresses: permalinks at its root, the API at /v1', () => {
+  it("gives every route function the domain's addresses: permalinks at its root, the API at /v1", () => {
     const tpl = build(DOMAIN);
 
     for (const route of ROUTES) {
@@ -395,7 +480,11 @@ describe('a stage with its own domain', () => {
 
   it('refuses, at synth, a name with a scheme, a certificate that is no ACM ARN, or a name outside its zone', () => {
     expect(() => build({ ...DOMAIN, name: 'https://law.asof.test' })).toThrow(/domain.name must be a lower-case host name/);
-    expect(() => build({ ...DOMAIN, certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' })).toThrow(/domain.certificateArn must be an ACM certificate ARN/);
-    expect(() => build({ ...DOMAIN, hostedZone: { id: 'Z1', name: 'other.test' } })).toThrow(/law.asof.test is not in the hosted zone other.test/);
+    expect(() => build({ ...DOMAIN, certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' })).toThrow(
+      /domain.certificateArn must be an ACM certificate ARN/,
+    );
+    expect(() => build({ ...DOMAIN, hostedZone: { id: 'Z1', name: 'other.test' } })).toThrow(
+      /law.asof.test is not in the hosted zone other.test/,
+    );
   });
 });

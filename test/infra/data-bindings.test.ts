@@ -32,7 +32,11 @@ beforeAll(() => {
   // Functions bound after the setup job exists (as a jobs construct would be), in a stack of their own.
   const jobStack = new Stack(app, 'test-jobs');
   const job = (id: string) => new AsofFunction(jobStack, id, { entry: 'jobs/setup.ts', functionName: `asof-test-${id}` });
-  const writer = new AsofFunction(jobStack, 'indexer', { entry: 'jobs/setup.ts', functionName: 'asof-test-indexer', network: data.search.network });
+  const writer = new AsofFunction(jobStack, 'indexer', {
+    entry: 'jobs/setup.ts',
+    functionName: 'asof-test-indexer',
+    network: data.search.network,
+  });
   writer.bind(data.search, 'readwrite');
   job('reader').bind(data.sources, 'read');
   job('loader').bind(data.sources, 'readwrite');
@@ -53,13 +57,20 @@ const statementsOf = (t: Template, name: string): Statement[] => {
     .filter((p) => p.Properties.Roles.some((r: { Ref?: string }) => r.Ref === roleRef))
     .flatMap((p) => p.Properties.PolicyDocument.Statement);
 };
-const actions = (statements: Statement[], prefix: string) => statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith(prefix));
-const imported = (exportPart: string) => ({ 'Fn::ImportValue': expect.stringMatching(new RegExp(`^test-stateful:ExportsOutput.*${exportPart}`)) });
+const actions = (statements: Statement[], prefix: string) =>
+  statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith(prefix));
+const imported = (exportPart: string) => ({
+  'Fn::ImportValue': expect.stringMatching(new RegExp(`^test-stateful:ExportsOutput.*${exportPart}`)),
+});
 const domainArn = { 'Fn::ImportValue': 'test-stateful:ExportsOutputFnGetAttSearchDomainDEDB155FArnE64038D5' };
 const onDomain = (path: string) => ({ 'Fn::Join': ['', [domainArn, path]] });
 /** What a reader of the index is granted: the paths functions/stores/opensearch/search-index.ts reads. */
 const READ_STATEMENTS = [
-  { Action: ['es:ESHttpGet', 'es:ESHttpPost'], Effect: 'Allow', Resource: [onDomain('/asof-versions/_search'), onDomain('/asof-versions/_count')] },
+  {
+    Action: ['es:ESHttpGet', 'es:ESHttpPost'],
+    Effect: 'Allow',
+    Resource: [onDomain('/asof-versions/_search'), onDomain('/asof-versions/_count')],
+  },
   { Action: 'es:ESHttpGet', Effect: 'Allow', Resource: onDomain('/_cluster/health/asof-versions') },
 ];
 /** The ingress rules opened to a function's security group, as `store group export → port`. */
@@ -67,7 +78,10 @@ const ingressTo = (t: Template, fnLogicalId: string) =>
   Object.values(t.findResources('AWS::EC2::SecurityGroupIngress') as Resources)
     .map((r) => r.Properties)
     .filter((p) => JSON.stringify(p.SourceSecurityGroupId).includes(fnLogicalId))
-    .map((p) => `${String(p.GroupId['Fn::ImportValue']).replace(/^test-stateful:ExportsOutputFnGetAtt|GroupId[0-9A-F]{8}$/g, '')} ${p.FromPort}-${p.ToPort}`)
+    .map(
+      (p) =>
+        `${String(p.GroupId['Fn::ImportValue']).replace(/^test-stateful:ExportsOutputFnGetAtt|GroupId[0-9A-F]{8}$/g, '')} ${p.FromPort}-${p.ToPort}`,
+    )
     .sort();
 
 describe('a route function bound to the search domain (law-search)', () => {
@@ -94,7 +108,10 @@ describe('a route function bound to the search domain (law-search)', () => {
 describe('a function bound to the search domain for writing (an indexing job)', () => {
   it('may read as a reader does, and POST _bulk and the index’s _refresh: nothing else of the domain, no wildcard', () => {
     const es = statementsOf(jobs, 'asof-test-indexer').filter((s) => actions([s], 'es:').length);
-    expect(es).toEqual([...READ_STATEMENTS, { Action: 'es:ESHttpPost', Effect: 'Allow', Resource: [onDomain('/_bulk'), onDomain('/asof-versions/_refresh')] }]);
+    expect(es).toEqual([
+      ...READ_STATEMENTS,
+      { Action: 'es:ESHttpPost', Effect: 'Allow', Resource: [onDomain('/_bulk'), onDomain('/asof-versions/_refresh')] },
+    ]);
     expect(JSON.stringify(es)).not.toContain('*');
     const [id] = functionNamed(jobs, 'asof-test-indexer');
     expect(ingressTo(jobs, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['SearchDomainSecurityGroup91949D7F 443-443']);
@@ -105,7 +122,12 @@ describe('route functions bound to the case-law replica', () => {
   for (const route of ['caselaw-case', 'caselaw-cited-by', 'caselaw-citations']) {
     it(`${route}: the proxy's address, port, the API user and database; an IAM login as that user on the proxy; 5432 on the proxy`, () => {
       const env = envOf(api, `asof-test-${route}`);
-      expect(env).toMatchObject({ ASOF_CASELAW_HOST: imported('CaselawDatabaseProxy.*Endpoint'), ASOF_CASELAW_PORT: '5432', ASOF_CASELAW_USER: 'asof_api', ASOF_CASELAW_DATABASE: 'asof' });
+      expect(env).toMatchObject({
+        ASOF_CASELAW_HOST: imported('CaselawDatabaseProxy.*Endpoint'),
+        ASOF_CASELAW_PORT: '5432',
+        ASOF_CASELAW_USER: 'asof_api',
+        ASOF_CASELAW_DATABASE: 'asof',
+      });
       expect(Object.keys(env).filter((k) => k.startsWith('ASOF_SEARCH') || k === 'ASOF_CASELAW_ADMIN_SECRET')).toEqual([]);
       const rds = statementsOf(api, `asof-test-${route}`).filter((s) => actions([s], 'rds').length);
       expect(rds).toEqual([
@@ -113,7 +135,20 @@ describe('route functions bound to the case-law replica', () => {
           Action: 'rds-db:connect',
           Effect: 'Allow',
           Resource: {
-            'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':rds-db:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':dbuser:', { 'Fn::Select': [6, { 'Fn::Split': [':', imported('CaselawDatabaseProxy.*DBProxyArn')] }] }, '/asof_api']],
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                ':rds-db:',
+                { Ref: 'AWS::Region' },
+                ':',
+                { Ref: 'AWS::AccountId' },
+                ':dbuser:',
+                { 'Fn::Select': [6, { 'Fn::Split': [':', imported('CaselawDatabaseProxy.*DBProxyArn')] }] },
+                '/asof_api',
+              ],
+            ],
           },
         },
       ]);
@@ -129,7 +164,10 @@ describe('route functions bound to neither', () => {
     for (const route of ['law-lookup', 'law-text', 'health', 'law-coverage']) {
       const [, fn] = functionNamed(api, `asof-test-${route}`);
       expect(fn.Properties.VpcConfig, route).toBeUndefined();
-      expect(Object.keys(envOf(api, `asof-test-${route}`)).filter((k) => /^ASOF_(SEARCH|CASELAW)/.test(k)), route).toEqual([]);
+      expect(
+        Object.keys(envOf(api, `asof-test-${route}`)).filter((k) => /^ASOF_(SEARCH|CASELAW)/.test(k)),
+        route,
+      ).toEqual([]);
       const granted = statementsOf(api, `asof-test-${route}`);
       expect([...actions(granted, 'es:'), ...actions(granted, 'rds-db:')], route).toEqual([]);
     }
@@ -163,18 +201,29 @@ describe('the setup job', () => {
   });
 
   it('may read the admin secret and call every path of the domain; its role gets the Lambda execution and VPC policies', () => {
-    const adminRole = Object.entries(stateful.findResources('AWS::IAM::Role') as Resources).find(([id]) => id.startsWith('SearchDomainAdminRole'))!;
-    expect(JSON.stringify(adminRole[1].Properties.ManagedPolicyArns)).toMatch(/AWSLambdaBasicExecutionRole.*AWSLambdaVPCAccessExecutionRole/);
+    const adminRole = Object.entries(stateful.findResources('AWS::IAM::Role') as Resources).find(([id]) =>
+      id.startsWith('SearchDomainAdminRole'),
+    )!;
+    expect(JSON.stringify(adminRole[1].Properties.ManagedPolicyArns)).toMatch(
+      /AWSLambdaBasicExecutionRole.*AWSLambdaVPCAccessExecutionRole/,
+    );
     const statements = Object.values(stateful.findResources('AWS::IAM::Policy') as Resources)
       .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === adminRole[0]))
       .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Effect: 'Allow', Resource: { Ref: expect.stringMatching(/^CaselawDatabaseAdminSecretAttachment/) } },
+        {
+          Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+          Effect: 'Allow',
+          Resource: { Ref: expect.stringMatching(/^CaselawDatabaseAdminSecretAttachment/) },
+        },
         {
           Action: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpDelete', 'es:ESHttpPost', 'es:ESHttpPut', 'es:ESHttpPatch'],
           Effect: 'Allow',
-          Resource: [{ 'Fn::GetAtt': ['SearchDomainDEDB155F', 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['SearchDomainDEDB155F', 'Arn'] }, '/*']] }],
+          Resource: [
+            { 'Fn::GetAtt': ['SearchDomainDEDB155F', 'Arn'] },
+            { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['SearchDomainDEDB155F', 'Arn'] }, '/*']] },
+          ],
         },
       ]),
     );
@@ -183,14 +232,21 @@ describe('the setup job', () => {
 
   it('reaches Aurora itself on 5432 (not the proxy) and the domain on 443', () => {
     const [id] = functionNamed(api, 'asof-test-setup');
-    expect(ingressTo(api, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['CaselawDatabaseClusterSecurityGroup916C7137 5432-5432', 'SearchDomainSecurityGroup91949D7F 443-443']);
+    expect(ingressTo(api, id.replace(/[0-9A-F]{8}$/, ''))).toEqual([
+      'CaselawDatabaseClusterSecurityGroup916C7137 5432-5432',
+      'SearchDomainSecurityGroup91949D7F 443-443',
+    ]);
   });
 
   it('is run by a trigger on the function’s current version (a new version on any change of code or configuration), waiting for its answer', () => {
     const triggers = Object.values(api.findResources('Custom::Trigger') as Resources);
     expect(triggers).toHaveLength(1);
     const [setupId] = functionNamed(api, 'asof-test-setup');
-    expect(triggers[0]!.Properties).toMatchObject({ InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true, HandlerArn: { Ref: expect.stringMatching(/^DataSetupJobFunctionCurrentVersion/) } });
+    expect(triggers[0]!.Properties).toMatchObject({
+      InvocationType: 'RequestResponse',
+      ExecuteOnHandlerChange: true,
+      HandlerArn: { Ref: expect.stringMatching(/^DataSetupJobFunctionCurrentVersion/) },
+    });
     expect(Number(triggers[0]!.Properties.Timeout)).toBeGreaterThan(300_000);
     const version = Object.values(api.findResources('AWS::Lambda::Version') as Resources)[0]!;
     expect(version.Properties.FunctionName).toEqual({ Ref: setupId });
@@ -199,7 +255,11 @@ describe('the setup job', () => {
   it('must run as the master role: binding the domain’s setup to another function is refused', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const data = new StatefulStack(app, 'test-stateful', { prefix: 'asof-test' });
-    const other = new AsofFunction(new Stack(app, 'test-other'), 'Other', { entry: 'jobs/setup.ts', functionName: 'asof-test-other', network: data.search.network });
+    const other = new AsofFunction(new Stack(app, 'test-other'), 'Other', {
+      entry: 'jobs/setup.ts',
+      functionName: 'asof-test-other',
+      network: data.search.network,
+    });
     expect(() => data.search.bindSetup(other)).toThrow(/master role/);
   });
 });
@@ -207,11 +267,17 @@ describe('the setup job', () => {
 describe('functions bound to the sources bucket', () => {
   it('get the bucket name (no cross-stack import) and a grant of named actions: list and read, or also write and delete; they need no VPC', () => {
     const bucketName = { 'Fn::Join': ['', ['asof-test-sources-', { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]] };
-    for (const [name, writes] of [['asof-test-reader', false], ['asof-test-loader', true]] as const) {
+    for (const [name, writes] of [
+      ['asof-test-reader', false],
+      ['asof-test-loader', true],
+    ] as const) {
       expect(envOf(jobs, name).ASOF_SOURCES_BUCKET).toEqual(bucketName);
       const s3 = actions(statementsOf(jobs, name), 's3:');
       expect(s3.sort(), name).toEqual(
-        (writes ? ['s3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'] : ['s3:ListBucket', 's3:GetObject']).sort(),
+        (writes
+          ? ['s3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload']
+          : ['s3:ListBucket', 's3:GetObject']
+        ).sort(),
       );
       expect(functionNamed(jobs, name)[1].Properties.VpcConfig, name).toBeUndefined();
     }

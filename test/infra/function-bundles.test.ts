@@ -7,24 +7,33 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAGES } from '#http/pages/permalink.ts';
-import { ROUTES } from '#http/routes.ts';
 import type { Route } from '#http/route.ts';
-import { LAMBDA_BUNDLING, deployedEnv } from '../../bench/bundles.ts';
+import { ROUTES } from '#http/routes.ts';
+import { deployedEnv, LAMBDA_BUNDLING } from '../../bench/bundles.ts';
 import { FUNCTION_BUNDLE } from '../../lib/asof-function.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const bundles = new Map<string, { bytes: number; inputs: string[] }>();
 
 async function bundle(name: string, entry: string): Promise<{ bytes: number; inputs: string[] }> {
-  const out = await build({ ...LAMBDA_BUNDLING, absWorkingDir: REPO, entryPoints: [`functions/lambda/${entry}`], outfile: `/bundles/${name}/index.js`, write: false, metafile: true });
+  const out = await build({
+    ...LAMBDA_BUNDLING,
+    absWorkingDir: REPO,
+    entryPoints: [`functions/lambda/${entry}`],
+    outfile: `/bundles/${name}/index.js`,
+    write: false,
+    metafile: true,
+  });
   const code = out.outputFiles.find((f) => f.path.endsWith('index.js'))!;
   // What made it into the output: a module imported for its types only is read, and dropped.
   const [, output] = Object.entries(out.metafile.outputs).find(([path]) => path.endsWith('index.js'))!;
-  const inputs = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([path]) => path);
+  const inputs = Object.entries(output.inputs)
+    .filter(([, i]) => i.bytesInOutput > 0)
+    .map(([path]) => path);
   return { bytes: code.contents.byteLength, inputs };
 }
 
@@ -38,8 +47,14 @@ beforeAll(async () => {
 }, 120_000);
 
 /** The routes whose bundle holds a module matching `pattern`. */
-const holding = (pattern: RegExp) => ROUTES.filter((r) => bundles.get(r.id)!.inputs.some((i) => pattern.test(i))).map((r) => r.id).sort();
-const routesWhere = (test: (r: Route) => boolean) => ROUTES.filter(test).map((r) => r.id).sort();
+const holding = (pattern: RegExp) =>
+  ROUTES.filter((r) => bundles.get(r.id)!.inputs.some((i) => pattern.test(i)))
+    .map((r) => r.id)
+    .sort();
+const routesWhere = (test: (r: Route) => boolean) =>
+  ROUTES.filter(test)
+    .map((r) => r.id)
+    .sort();
 
 describe('a function bundles what it runs', () => {
   it('builds every route entry', () => {
@@ -68,12 +83,22 @@ describe('a function bundles what it runs', () => {
 });
 
 describe('a site page function bundles what a page runs', () => {
-  it('holds the DynamoDB client and the page, and no route machinery: no zod, no other store\'s client, no meter', () => {
+  it("holds the DynamoDB client and the page, and no route machinery: no zod, no other store's client, no meter", () => {
     expect([...pages.keys()].sort()).toEqual(PAGES.map((p) => p.id).sort());
     for (const [id, b] of pages) {
-      expect(b.inputs.some((i) => i.includes('node_modules/@aws-sdk/client-dynamodb/')), id).toBe(true);
-      expect(b.inputs.some((i) => i.includes(`functions/http/pages/${id}.ts`)), id).toBe(true);
-      const unwanted = b.inputs.filter((i) => /node_modules\/(zod|zod-openapi|pg|@opensearch-project|@aws-sdk\/client-secrets-manager)\/|functions\/accounts\/|functions\/http\/middlewares\//.test(i));
+      expect(
+        b.inputs.some((i) => i.includes('node_modules/@aws-sdk/client-dynamodb/')),
+        id,
+      ).toBe(true);
+      expect(
+        b.inputs.some((i) => i.includes(`functions/http/pages/${id}.ts`)),
+        id,
+      ).toBe(true);
+      const unwanted = b.inputs.filter((i) =>
+        /node_modules\/(zod|zod-openapi|pg|@opensearch-project|@aws-sdk\/client-secrets-manager)\/|functions\/accounts\/|functions\/http\/middlewares\//.test(
+          i,
+        ),
+      );
       expect(unwanted, id).toEqual([]);
       expect(b.bytes, id).toBeLessThan(1024 * 1024);
     }
@@ -81,15 +106,32 @@ describe('a site page function bundles what a page runs', () => {
 });
 
 describe('a bundle as the Lambda runtime loads it', () => {
-  it('exports its handler when required from a folder of its own, as /var/task holds it (CommonJS, no package.json)', { timeout: 60_000 }, async () => {
+  it('exports its handler when required from a folder of its own, as /var/task holds it (CommonJS, no package.json)', {
+    timeout: 60_000,
+  }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'asof-bundle-'));
     try {
       expect(FUNCTION_BUNDLE.format).toBe('cjs');
-      for (const [name, entry] of [['health', 'routes/health.ts'], ['caselaw-citations', 'routes/caselaw-citations.ts'], ['page-permalink', 'pages/permalink.ts']] as const) {
+      for (const [name, entry] of [
+        ['health', 'routes/health.ts'],
+        ['caselaw-citations', 'routes/caselaw-citations.ts'],
+        ['page-permalink', 'pages/permalink.ts'],
+      ] as const) {
         const taskRoot = join(dir, name);
-        await build({ ...LAMBDA_BUNDLING, absWorkingDir: REPO, entryPoints: [`functions/lambda/${entry}`], outfile: join(taskRoot, 'index.js') });
-        const script = "const m = require(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.js')); console.log(typeof m.handler);";
-        const env = { ...deployedEnv(name, taskRoot), NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions, REPORTERS_DB_DIR: join(REPO, 'layers/reporters-db'), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+        await build({
+          ...LAMBDA_BUNDLING,
+          absWorkingDir: REPO,
+          entryPoints: [`functions/lambda/${entry}`],
+          outfile: join(taskRoot, 'index.js'),
+        });
+        const script =
+          "const m = require(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.js')); console.log(typeof m.handler);";
+        const env = {
+          ...deployedEnv(name, taskRoot),
+          NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions,
+          REPORTERS_DB_DIR: join(REPO, 'layers/reporters-db'),
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        };
         const out = spawnSync(process.execPath, ['-e', script], { cwd: taskRoot, env, encoding: 'utf8' });
 
         expect(out.stderr, name).toBe('');

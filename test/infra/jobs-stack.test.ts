@@ -1,4 +1,4 @@
-import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -29,7 +29,10 @@ class SearchDomainBinding implements StoreBinding {
   constructor(readonly network: FunctionNetwork) {}
   bind(fn: AsofFunction, access: Access): void {
     fn.addEnvironment(ENV.searchUrl, 'https://search.asof.test');
-    const actions = access === 'read' ? ['es:ESHttpGet', 'es:ESHttpHead'] : ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost', 'es:ESHttpPut', 'es:ESHttpDelete'];
+    const actions =
+      access === 'read'
+        ? ['es:ESHttpGet', 'es:ESHttpHead']
+        : ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost', 'es:ESHttpPut', 'es:ESHttpDelete'];
     fn.fn.addToRolePolicy(new PolicyStatement({ actions, resources: ['arn:aws:es:us-east-1:111111111111:domain/asof-test/*'] }));
   }
 }
@@ -38,7 +41,9 @@ class CaselawBinding implements StoreBinding {
   constructor(readonly network: FunctionNetwork) {}
   bind(fn: AsofFunction): void {
     fn.addEnvironment(ENV.caseLawHost, 'proxy.asof.test');
-    fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['rds-db:connect'], resources: ['arn:aws:rds-db:us-east-1:111111111111:dbuser:prx-test/asof_api'] }));
+    fn.fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['rds-db:connect'], resources: ['arn:aws:rds-db:us-east-1:111111111111:dbuser:prx-test/asof_api'] }),
+    );
   }
 }
 
@@ -54,7 +59,11 @@ function synth(full: boolean, extra: { ingestSchedules?: IngestSchedule[]; bindi
   let bindings: JobBindings = stateful.tables;
   if (full) {
     const data = new Stack(app, 'test-data');
-    const vpc = new Vpc(data, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED }] });
+    const vpc = new Vpc(data, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED }],
+    });
     bindings = {
       ...stateful.tables,
       search: new SearchDomainBinding({ vpc, subnets: { subnetType: SubnetType.PRIVATE_ISOLATED } }),
@@ -80,8 +89,12 @@ beforeAll(() => {
 });
 
 const functionsOf = (t: Template) => t.findResources('AWS::Lambda::Function') as Resources;
-const logicalIdOf = (t: Template, job: JobName) => Object.entries(functionsOf(t)).find(([, f]) => f.Properties.FunctionName === `asof-test-job-${job}`)![0];
-const queueIdOf = (t: Template, job: JobName) => Object.entries(t.findResources('AWS::SQS::Queue') as Resources).find(([, q]) => q.Properties.QueueName === `asof-test-job-${job}-dlq`)![0];
+const logicalIdOf = (t: Template, job: JobName) =>
+  Object.entries(functionsOf(t)).find(([, f]) => f.Properties.FunctionName === `asof-test-job-${job}`)![0];
+const queueIdOf = (t: Template, job: JobName) =>
+  Object.entries(t.findResources('AWS::SQS::Queue') as Resources).find(
+    ([, q]) => q.Properties.QueueName === `asof-test-job-${job}-dlq`,
+  )![0];
 const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
 
 /** The policy statements of a role. */
@@ -91,7 +104,8 @@ function statementsOf(t: Template, roleId: string): { Action: string | string[];
     .flatMap((p) => p.Properties.PolicyDocument.Statement);
 }
 const functionRoleOf = (t: Template, job: JobName) => functionsOf(t)[logicalIdOf(t, job)]!.Properties.Role['Fn::GetAtt'][0] as string;
-const envOf = (t: Template, job: JobName) => functionsOf(t)[logicalIdOf(t, job)]!.Properties.Environment.Variables as Record<string, unknown>;
+const envOf = (t: Template, job: JobName) =>
+  functionsOf(t)[logicalIdOf(t, job)]!.Properties.Environment.Variables as Record<string, unknown>;
 
 /** What the job's role may do to each table: read, or read and write. */
 function tableAccess(t: Template, job: JobName): Record<string, Access> {
@@ -105,7 +119,13 @@ function tableAccess(t: Template, job: JobName): Record<string, Access> {
   return access;
 }
 const actionsOf = (t: Template, job: JobName, service: string) =>
-  [...new Set(statementsOf(t, functionRoleOf(t, job)).flatMap((st) => [st.Action].flat()).filter((a) => a.startsWith(`${service}:`)))].sort();
+  [
+    ...new Set(
+      statementsOf(t, functionRoleOf(t, job))
+        .flatMap((st) => [st.Action].flat())
+        .filter((a) => a.startsWith(`${service}:`)),
+    ),
+  ].sort();
 
 const SPECS: Record<JobName, { memory: number; timeout: number; expression?: string; maxEventAge: number; runRetries: number }> = {
   probe: { memory: 512, timeout: 30, expression: 'rate(5 minutes)', maxEventAge: 300, runRetries: 0 },
@@ -117,7 +137,9 @@ const SPECS: Record<JobName, { memory: number; timeout: number; expression?: str
 describe('the scheduled jobs', () => {
   it('have one function per job and no other, exposed by the construct for the alarms', () => {
     for (const t of [bare, full]) {
-      const names = Object.values(functionsOf(t)).map((f) => f.Properties.FunctionName).sort();
+      const names = Object.values(functionsOf(t))
+        .map((f) => f.Properties.FunctionName)
+        .sort();
       expect(names).toEqual(JOB_NAMES.map((j) => `asof-test-job-${j}`).sort());
     }
     const logicalId = (c: IConstruct) => fullStack.getLogicalId(c.node.defaultChild as CfnElement);
@@ -162,10 +184,16 @@ describe('the scheduled jobs', () => {
     }
     full.resourceCountIs('AWS::SQS::Queue', 4);
     for (const job of JOB_NAMES) {
-      full.hasResourceProperties('AWS::SQS::Queue', { QueueName: `asof-test-job-${job}-dlq`, SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+      full.hasResourceProperties('AWS::SQS::Queue', {
+        QueueName: `asof-test-job-${job}-dlq`,
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 14 * 24 * 3600,
+      });
       full.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queueIdOf(full, job) }],
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
       });
     }
   });
@@ -180,7 +208,10 @@ describe('the scheduled jobs', () => {
       });
       expect(actionsOf(full, job, 'sqs'), job).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
       const sqs = statementsOf(full, functionRoleOf(full, job)).filter((st) => [st.Action].flat().some((a) => a.startsWith('sqs:')));
-      expect(sqs.map((st) => st.Resource), job).toEqual([getAtt(queueIdOf(full, job))]);
+      expect(
+        sqs.map((st) => st.Resource),
+        job,
+      ).toEqual([getAtt(queueIdOf(full, job))]);
     }
   });
 
@@ -204,11 +235,16 @@ describe('the scheduled jobs', () => {
       const trust = roles[roleId]!.Properties.AssumeRolePolicyDocument.Statement;
       expect(trust.map((st: any) => st.Principal.Service)).toEqual(['scheduler.amazonaws.com']);
       expect(trust[0].Condition.StringEquals['aws:SourceAccount'], 'only schedules of this account').toEqual({ Ref: 'AWS::AccountId' });
-      expect(JSON.stringify(trust[0].Condition.StringEquals['aws:SourceArn']), 'in the default schedule group').toContain(':schedule-group/default');
+      expect(JSON.stringify(trust[0].Condition.StringEquals['aws:SourceArn']), 'in the default schedule group').toContain(
+        ':schedule-group/default',
+      );
       const fnId = s.Target.Arn['Fn::GetAtt'][0] as string;
       const statements = statementsOf(full, roleId);
       const invoke = statements.filter((st) => st.Action === 'lambda:InvokeFunction');
-      expect(invoke.flatMap((st) => [st.Resource].flat()), s.Name).toEqual([getAtt(fnId), { 'Fn::Join': ['', [getAtt(fnId), ':*']] }]);
+      expect(
+        invoke.flatMap((st) => [st.Resource].flat()),
+        s.Name,
+      ).toEqual([getAtt(fnId), { 'Fn::Join': ['', [getAtt(fnId), ':*']] }]);
       expect(statements.flatMap((st) => [st.Action].flat()).sort(), s.Name).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
     }
   });
@@ -223,7 +259,12 @@ describe('the scheduled jobs', () => {
     for (const t of [bare, full]) {
       for (const job of JOB_NAMES) {
         expect(tableAccess(t, job), job).toEqual(expected[job]);
-        expect(Object.keys(envOf(t, job)).filter((k) => /^ASOF_[A-Z]+_TABLE$/.test(k)).sort(), job).toEqual(['ASOF_OPS_TABLE', 'ASOF_VERSIONS_TABLE']);
+        expect(
+          Object.keys(envOf(t, job))
+            .filter((k) => /^ASOF_[A-Z]+_TABLE$/.test(k))
+            .sort(),
+          job,
+        ).toEqual(['ASOF_OPS_TABLE', 'ASOF_VERSIONS_TABLE']);
       }
     }
   });
@@ -246,7 +287,10 @@ describe('the scheduled jobs', () => {
       const s3 = actionsOf(full, job, 's3');
       if (job === 'ingest') expect(s3.length).toBeGreaterThan(0);
       else expect(s3, job).toEqual([]);
-      expect(s3.some((a) => /Put|Delete/.test(a)), job).toBe(false);
+      expect(
+        s3.some((a) => /Put|Delete/.test(a)),
+        job,
+      ).toBe(false);
     }
   });
 
@@ -270,11 +314,31 @@ describe('the scheduled jobs', () => {
 describe('ingest schedules that could never run are refused at synth', () => {
   it.each<[string, IngestSchedule[], Partial<JobBindings>, RegExp]>([
     ['without the sources bucket', INGEST_SCHEDULES, { sources: undefined }, /need the sources bucket/],
-    ['with a bad event', [{ name: 'usc', schedule: 'rate(1 day)', event: { kind: 'uslm', files: [] } }], {}, /ingest schedule 'usc': ingest event refused[\s\S]*files/],
-    ['with a path out of the bucket', [{ name: 'usc', schedule: 'rate(1 day)', event: { kind: 'uslm', files: ['../x.xml'] } }], {}, /files\[0\]/],
-    ['with a bad expression', [{ name: 'usc', schedule: 'every monday', event: INGEST_SCHEDULES[0]!.event }], {}, /not a rate\(…\), cron\(…\) or at\(…\) expression/],
+    [
+      'with a bad event',
+      [{ name: 'usc', schedule: 'rate(1 day)', event: { kind: 'uslm', files: [] } }],
+      {},
+      /ingest schedule 'usc': ingest event refused[\s\S]*files/,
+    ],
+    [
+      'with a path out of the bucket',
+      [{ name: 'usc', schedule: 'rate(1 day)', event: { kind: 'uslm', files: ['../x.xml'] } }],
+      {},
+      /files\[0\]/,
+    ],
+    [
+      'with a bad expression',
+      [{ name: 'usc', schedule: 'every monday', event: INGEST_SCHEDULES[0]!.event }],
+      {},
+      /not a rate\(…\), cron\(…\) or at\(…\) expression/,
+    ],
     ['named twice', [INGEST_SCHEDULES[0]!, INGEST_SCHEDULES[0]!], {}, /configured twice/],
-    ['loading case law without the replica', [{ name: 'cl', schedule: 'rate(7 days)', event: { kind: 'courtlistener', paths: ['caselaw/'] } }], { caselaw: undefined }, /needs the case-law replica/],
+    [
+      'loading case law without the replica',
+      [{ name: 'cl', schedule: 'rate(7 days)', event: { kind: 'courtlistener', paths: ['caselaw/'] } }],
+      { caselaw: undefined },
+      /needs the case-law replica/,
+    ],
     ['with a name a schedule cannot carry', [{ ...INGEST_SCHEDULES[0]!, name: 'US Code' }], {}, /lowercase letters, digits and hyphens/],
   ])('%s', (_what, ingestSchedules, bindings, message) => {
     expect(() => synth(true, { ingestSchedules, bindings })).toThrow(message);

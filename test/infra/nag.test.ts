@@ -2,10 +2,11 @@
  * cdk-nag's AWS Solutions rules over each stage exactly as bin/app.ts builds it (bin/stage.ts): no finding may stand
  * unacknowledged, and every acknowledgement says why.
  */
+
+import { readFileSync } from 'node:fs';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defineStage } from '../../bin/stage.ts';
 import { STAGES } from '../../bin/stages.ts';
@@ -27,17 +28,21 @@ function unacknowledgedFindings(app: App): Finding[] {
     const parsed = JSON.parse(readFileSync(report, 'utf8')) as {
       pluginReports: { violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
     };
-    return parsed.pluginReports.flatMap((p) => p.violations.flatMap((v) => v.violatingConstructs.map((c) => ({ rule: v.ruleName, path: c.constructPath }))));
+    return parsed.pluginReports.flatMap((p) =>
+      p.violations.flatMap((v) => v.violatingConstructs.map((c) => ({ rule: v.ruleName, path: c.constructPath }))),
+    );
   }
 }
 
 /** Every acknowledgement recorded in the tree: rule id → reasons. */
 function acknowledgements(app: App): Array<{ id: string; reason: string; path: string }> {
-  return app.node.findAll().flatMap((c) =>
-    c.node.metadata
-      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ id, reason, path: c.node.path }))),
-  );
+  return app.node
+    .findAll()
+    .flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ id, reason, path: c.node.path }))),
+    );
 }
 
 const stageApp = (name: string) => {
@@ -66,7 +71,11 @@ describe('cdk-nag (AWS Solutions)', () => {
 
   it('finds nothing unacknowledged in a stage with its own domain (the site at the root, the API at /v1)', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const domain = { name: 'law.asof.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1234-4abc-9def-0123456789ab', hostedZone: { id: 'Z0123456789', name: 'asof.test' } };
+    const domain = {
+      name: 'law.asof.test',
+      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1234-4abc-9def-0123456789ab',
+      hostedZone: { id: 'Z0123456789', name: 'asof.test' },
+    };
     defineStage(app, { ...STAGES.prod!, domain });
 
     const findings = unacknowledgedFindings(app);

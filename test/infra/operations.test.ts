@@ -4,16 +4,22 @@
  * The parts other branches bring (jobs, Aurora + proxy, OpenSearch, WAF) are built here from the real CDK constructs.
  */
 import { App, Stack } from 'aws-cdk-lib';
-import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Template } from 'aws-cdk-lib/assertions';
+import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
-import { Code, Function as LambdaFunction, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Domain, EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
-import { AuroraPostgresEngineVersion, ClusterInstance, DatabaseCluster, DatabaseClusterEngine, type DatabaseProxy } from 'aws-cdk-lib/aws-rds';
+import { Code, type IFunction, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Domain, EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
+import {
+  AuroraPostgresEngineVersion,
+  ClusterInstance,
+  DatabaseCluster,
+  DatabaseClusterEngine,
+  type DatabaseProxy,
+} from 'aws-cdk-lib/aws-rds';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { ROUTES as ROUTE_TABLE } from '#http/routes.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES as ROUTE_TABLE } from '#http/routes.ts';
 import { DEFAULT_ALARM_THRESHOLDS } from '../../lib/alarm-thresholds.ts';
 import { ApiStack } from '../../lib/api-stack.ts';
 import { Operations, type OperationsProps } from '../../lib/operations.ts';
@@ -70,7 +76,11 @@ interface Stage {
 }
 
 const fn = (stack: Stack, id: string) =>
-  new LambdaFunction(stack, id, { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code: Code.fromInline('exports.handler = async () => ({ statusCode: 200 });') });
+  new LambdaFunction(stack, id, {
+    runtime: Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: Code.fromInline('exports.handler = async () => ({ statusCode: 200 });'),
+  });
 
 function buildStage(id: string, parts: StageParts): Stage {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -128,7 +138,9 @@ function buildStage(id: string, parts: StageParts): Stage {
 const dims = (list: { Name: string; Value: unknown }[] = []) => Object.fromEntries(list.map((d) => [d.Name, d.Value]));
 
 function alarmsByName(t: Template): Map<string, Json> {
-  return new Map(Object.values(t.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => [r.Properties.AlarmName as string, r.Properties]));
+  return new Map(
+    Object.values(t.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => [r.Properties.AlarmName as string, r.Properties]),
+  );
 }
 
 function shape(p: Json): AlarmShape {
@@ -142,7 +154,15 @@ function shape(p: Json): AlarmShape {
   if (!p.Metrics) {
     return {
       ...common,
-      metrics: { m: { namespace: p.Namespace, name: p.MetricName, dimensions: dims(p.Dimensions), stat: p.Statistic ?? p.ExtendedStatistic, period: p.Period } },
+      metrics: {
+        m: {
+          namespace: p.Namespace,
+          name: p.MetricName,
+          dimensions: dims(p.Dimensions),
+          stat: p.Statistic ?? p.ExtendedStatistic,
+          period: p.Period,
+        },
+      },
     };
   }
   const queries = p.Metrics as Json[];
@@ -154,12 +174,27 @@ function shape(p: Json): AlarmShape {
     metrics: Object.fromEntries(
       queries
         .filter((q) => q.MetricStat)
-        .map((q) => [q.Id, { namespace: q.MetricStat.Metric.Namespace, name: q.MetricStat.Metric.MetricName, dimensions: dims(q.MetricStat.Metric.Dimensions), stat: q.MetricStat.Stat, period: q.MetricStat.Period }]),
+        .map((q) => [
+          q.Id,
+          {
+            namespace: q.MetricStat.Metric.Namespace,
+            name: q.MetricStat.Metric.MetricName,
+            dimensions: dims(q.MetricStat.Metric.Dimensions),
+            stat: q.MetricStat.Stat,
+            period: q.MetricStat.Period,
+          },
+        ]),
     ),
   };
 }
 
-const watched = (namespace: string, name: string, dimensions: Record<string, unknown>, stat: string, period = 300): Watched => ({ namespace, name, dimensions, stat, period });
+const watched = (namespace: string, name: string, dimensions: Record<string, unknown>, stat: string, period = 300): Watched => ({
+  namespace,
+  name,
+  dimensions,
+  stat,
+  period,
+});
 
 /** The template's dashboard body, tokens rendered as `TOKEN[logicalId]`, parsed. */
 function dashboardBody(t: Template): { widgets: Json[] } {
@@ -167,7 +202,9 @@ function dashboardBody(t: Template): { widgets: Json[] } {
   const body = dashboard!.Properties.DashboardBody;
   const parts: unknown[] = body['Fn::Join'] ? body['Fn::Join'][1] : [body];
   const text = parts
-    .map((part: any) => (typeof part === 'string' ? part : `TOKEN[${part.Ref ?? part['Fn::GetAtt']?.[0] ?? JSON.stringify(part).replace(/"/g, "'")}]`))
+    .map((part: any) =>
+      typeof part === 'string' ? part : `TOKEN[${part.Ref ?? part['Fn::GetAtt']?.[0] ?? JSON.stringify(part).replace(/"/g, "'")}]`,
+    )
     .join('');
   return JSON.parse(text);
 }
@@ -293,7 +330,7 @@ describe('the alarms of a stage with every part', () => {
     });
   });
 
-  it('throttles: the route functions\' Lambda Throttles summed, above 0', () => {
+  it("throttles: the route functions' Lambda Throttles summed, above 0", () => {
     const routes = [...full.routes.values()];
     expectAlarm('route-throttles', {
       expression: 'FILL(t0, 0) + FILL(t1, 0) + FILL(t2, 0)',
@@ -306,7 +343,7 @@ describe('the alarms of a stage with every part', () => {
     });
   });
 
-  it('per route: its function\'s Errors plus its own ServerError count (dimensions service + route), 5 or more in 5 minutes', () => {
+  it("per route: its function's Errors plus its own ServerError count (dimensions service + route), 5 or more in 5 minutes", () => {
     for (const [route, f] of full.routes) {
       expectAlarm(`route-${route}-errors`, {
         expression: 'FILL(errors, 0) + FILL(serverErrors, 0)',
@@ -323,9 +360,11 @@ describe('the alarms of a stage with every part', () => {
     }
   });
 
-  it('WAF: the web ACL\'s BlockedRequests (all rules, this region) above 300 in 5 minutes', () => {
+  it("WAF: the web ACL's BlockedRequests (all rules, this region) above 300 in 5 minutes", () => {
     expectAlarm('waf-blocked', {
-      metrics: { m: watched('AWS/WAFV2', 'BlockedRequests', { WebACL: 'asofTestEdge', Rule: 'ALL', Region: { Ref: 'AWS::Region' } }, 'Sum') },
+      metrics: {
+        m: watched('AWS/WAFV2', 'BlockedRequests', { WebACL: 'asofTestEdge', Rule: 'ALL', Region: { Ref: 'AWS::Region' } }, 'Sum'),
+      },
       threshold: 300,
       comparison: 'GreaterThanThreshold',
       evaluationPeriods: 1,
@@ -356,7 +395,7 @@ describe('the alarms of a stage with every part', () => {
     });
   });
 
-  it('ingest: IngestFailed or the ingest function\'s Errors, 1 or more', () => {
+  it("ingest: IngestFailed or the ingest function's Errors, 1 or more", () => {
     expectAlarm('ingest-failed', {
       expression: 'FILL(ingestFailed, 0) + FILL(errors, 0)',
       metrics: {
@@ -371,7 +410,7 @@ describe('the alarms of a stage with every part', () => {
     });
   });
 
-  it('every other job: its JobFailed or its function\'s Errors, 1 or more (the ingest is not counted twice)', () => {
+  it("every other job: its JobFailed or its function's Errors, 1 or more (the ingest is not counted twice)", () => {
     for (const job of ['probe', 'coverage']) {
       expectAlarm(`job-${job}-failed`, {
         expression: 'FILL(jobFailed, 0) + FILL(errors, 0)',
@@ -404,9 +443,19 @@ describe('the alarms of a stage with every part', () => {
 
   it('Aurora: CPU and Serverless v2 capacity (ACUUtilization) sustained 15 minutes; proxy authentication failures', () => {
     const cluster = { DBClusterIdentifier: s.resolve(full.cluster!.clusterIdentifier) };
-    const sustained = { threshold: 0, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 3, datapointsToAlarm: 3, treatMissingData: 'notBreaching' };
+    const sustained = {
+      threshold: 0,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      treatMissingData: 'notBreaching',
+    };
     expectAlarm('aurora-cpu', { ...sustained, metrics: { m: watched('AWS/RDS', 'CPUUtilization', cluster, 'Average') }, threshold: 80 });
-    expectAlarm('aurora-capacity', { ...sustained, metrics: { m: watched('AWS/RDS', 'ACUUtilization', cluster, 'Average') }, threshold: 90 });
+    expectAlarm('aurora-capacity', {
+      ...sustained,
+      metrics: { m: watched('AWS/RDS', 'ACUUtilization', cluster, 'Average') },
+      threshold: 90,
+    });
     expectAlarm('db-proxy-auth-failures', {
       metrics: { m: watched('AWS/RDS', 'ClientConnectionsSetupFailedAuth', { ProxyName: s.resolve(full.proxy!.dbProxyName) }, 'Sum') },
       threshold: 1,
@@ -417,7 +466,13 @@ describe('the alarms of a stage with every part', () => {
     });
     expectAlarm('db-proxy-unavailable', {
       metrics: {
-        m: watched('AWS/RDS', 'AvailabilityPercentage', { ProxyName: s.resolve(full.proxy!.dbProxyName), TargetGroup: 'default', TargetRole: 'READ_WRITE' }, 'Average', 60),
+        m: watched(
+          'AWS/RDS',
+          'AvailabilityPercentage',
+          { ProxyName: s.resolve(full.proxy!.dbProxyName), TargetGroup: 'default', TargetRole: 'READ_WRITE' },
+          'Average',
+          60,
+        ),
       },
       threshold: 90,
       comparison: 'LessThanThreshold',
@@ -427,11 +482,16 @@ describe('the alarms of a stage with every part', () => {
     });
   });
 
-  it('OpenSearch: AWS\'s recommended alarms with their statistics, periods and thresholds', () => {
+  it("OpenSearch: AWS's recommended alarms with their statistics, periods and thresholds", () => {
     const domain = { DomainName: s.resolve(full.domain!.domainName), ClientId: s.resolve(s.account) };
     const es = (name: string, stat: string, period: number) => ({ m: watched('AWS/ES', name, domain, stat, period) });
     const once = { evaluationPeriods: 1, datapointsToAlarm: 1, treatMissingData: 'notBreaching' };
-    expectAlarm('search-red', { ...once, metrics: es('ClusterStatus.red', 'Maximum', 60), threshold: 1, comparison: 'GreaterThanOrEqualToThreshold' });
+    expectAlarm('search-red', {
+      ...once,
+      metrics: es('ClusterStatus.red', 'Maximum', 60),
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+    });
     expectAlarm('search-yellow', {
       ...once,
       metrics: es('ClusterStatus.yellow', 'Maximum', 60),
@@ -440,9 +500,19 @@ describe('the alarms of a stage with every part', () => {
       evaluationPeriods: 5,
       datapointsToAlarm: 5,
     });
-    expectAlarm('search-writes-blocked', { ...once, metrics: es('ClusterIndexWritesBlocked', 'Maximum', 300), threshold: 1, comparison: 'GreaterThanOrEqualToThreshold' });
+    expectAlarm('search-writes-blocked', {
+      ...once,
+      metrics: es('ClusterIndexWritesBlocked', 'Maximum', 300),
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+    });
     // 25 % of a 100 GiB volume, in MiB.
-    expectAlarm('search-free-storage', { ...once, metrics: es('FreeStorageSpace', 'Minimum', 60), threshold: 25_600, comparison: 'LessThanOrEqualToThreshold' });
+    expectAlarm('search-free-storage', {
+      ...once,
+      metrics: es('FreeStorageSpace', 'Minimum', 60),
+      threshold: 25_600,
+      comparison: 'LessThanOrEqualToThreshold',
+    });
     expectAlarm('search-jvm-pressure', {
       ...once,
       metrics: es('JVMMemoryPressure', 'Maximum', 60),
@@ -460,7 +530,12 @@ describe('the alarms of a stage with every part', () => {
       datapointsToAlarm: 3,
     });
     expectAlarm('search-nodes', { ...once, metrics: es('Nodes', 'Minimum', 86_400), threshold: 2, comparison: 'LessThanThreshold' });
-    expectAlarm('search-snapshot-failed', { ...once, metrics: es('AutomatedSnapshotFailure', 'Maximum', 60), threshold: 1, comparison: 'GreaterThanOrEqualToThreshold' });
+    expectAlarm('search-snapshot-failed', {
+      ...once,
+      metrics: es('AutomatedSnapshotFailure', 'Maximum', 60),
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+    });
   });
 });
 
@@ -479,21 +554,34 @@ describe('the alarm topic', () => {
     });
   });
 
-  it('refuses publishing without TLS and lets only this stage\'s alarms of this account publish', () => {
+  it("refuses publishing without TLS and lets only this stage's alarms of this account publish", () => {
     const [policy] = Object.values(full.t.findResources('AWS::SNS::TopicPolicy') as Resources);
     const statements = policy!.Properties.PolicyDocument.Statement as Json[];
     expect(statements).toContainEqual(
-      expect.objectContaining({ Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      expect.objectContaining({
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 'sns:Publish',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
     );
     const allow = statements.filter((st) => st.Effect === 'Allow');
     expect(allow).toHaveLength(1);
-    expect(allow[0]).toMatchObject({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } });
+    expect(allow[0]).toMatchObject({
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: 'sns:Publish',
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    });
     expect(JSON.stringify(allow[0].Condition.ArnLike['aws:SourceArn'])).toContain(':alarm:asof-test-*');
   });
 
   it('has an e-mail subscription when the stage names an address, and none otherwise', () => {
     full.t.resourceCountIs('AWS::SNS::Subscription', 1);
-    full.t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@asof.test', TopicArn: full.stack.resolve(full.ops.topic.topicArn) });
+    full.t.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@asof.test',
+      TopicArn: full.stack.resolve(full.ops.topic.topicArn),
+    });
     minimal.t.resourceCountIs('AWS::SNS::Subscription', 0);
     minimal.t.resourceCountIs('AWS::SNS::Topic', 1);
   });
@@ -502,7 +590,9 @@ describe('the alarm topic', () => {
 describe('a stage without the optional parts', () => {
   it('has only the API and route alarms: no job, probe, ingest, queue, database, search or WAF alarm', () => {
     const names = [...alarmsByName(minimal.t).keys()].sort();
-    expect(names).toEqual(['api-5xx-rate', 'api-p99-latency', 'route-throttles', ...ROUTES.map((r) => `route-${r}-errors`)].map((n) => `asof-test-${n}`).sort());
+    expect(names).toEqual(
+      ['api-5xx-rate', 'api-p99-latency', 'route-throttles', ...ROUTES.map((r) => `route-${r}-errors`)].map((n) => `asof-test-${n}`).sort(),
+    );
     minimal.t.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 1);
   });
 
@@ -514,7 +604,8 @@ describe('a stage without the optional parts', () => {
 
   it('has a dashboard without widgets for the parts it lacks', () => {
     const text = JSON.stringify(dashboardBody(minimal.t));
-    for (const namespace of ['AWS/RDS', 'AWS/ES', 'AWS/WAFV2', 'AWS/SQS', 'JobFailed', 'CorpusHealthy']) expect(text, namespace).not.toContain(namespace);
+    for (const namespace of ['AWS/RDS', 'AWS/ES', 'AWS/WAFV2', 'AWS/SQS', 'JobFailed', 'CorpusHealthy'])
+      expect(text, namespace).not.toContain(namespace);
   });
 });
 
@@ -584,7 +675,7 @@ describe('the dashboard', () => {
     expect(shown).toEqual(alarmIds.sort());
   });
 
-  it('graphs each route function (duration, errors, throttles, concurrency) and each route\'s answers', () => {
+  it("graphs each route function (duration, errors, throttles, concurrency) and each route's answers", () => {
     const titled = (title: string) => widgets.filter((w) => w.properties?.title === title);
     for (const title of ['Duration p99 (ms)', 'Errors', 'Throttles', 'Concurrent executions']) {
       const [routeGraph] = titled(title); // the route functions' row comes before the jobs'
@@ -599,9 +690,19 @@ describe('the dashboard', () => {
 
   it('graphs the API (requests, 4xx/5xx, latency p50/p90/p99), the jobs, the probe, the WAF and the stores', () => {
     const text = JSON.stringify(widgets);
-    for (const part of ['"Count"', '"4XXError"', '"5XXError"', '"p50"', '"p90"', '"p99"', '"IntegrationLatency"']) expect(text, part).toContain(part);
-    for (const part of ['"JobSucceeded"', '"JobFailed"', '"CorpusHealthy"', '"IngestFailed"', '"ApproximateNumberOfMessagesVisible"']) expect(text, part).toContain(part);
-    for (const part of ['"AWS/WAFV2"', '"AllowedRequests"', '"BlockedRequests"', '"ACUUtilization"', '"ClientConnectionsSetupFailedAuth"', '"ClusterStatus.red"', '"JVMMemoryPressure"']) {
+    for (const part of ['"Count"', '"4XXError"', '"5XXError"', '"p50"', '"p90"', '"p99"', '"IntegrationLatency"'])
+      expect(text, part).toContain(part);
+    for (const part of ['"JobSucceeded"', '"JobFailed"', '"CorpusHealthy"', '"IngestFailed"', '"ApproximateNumberOfMessagesVisible"'])
+      expect(text, part).toContain(part);
+    for (const part of [
+      '"AWS/WAFV2"',
+      '"AllowedRequests"',
+      '"BlockedRequests"',
+      '"ACUUtilization"',
+      '"ClientConnectionsSetupFailedAuth"',
+      '"ClusterStatus.red"',
+      '"JVMMemoryPressure"',
+    ]) {
       expect(text, part).toContain(part);
     }
     for (const f of full.jobs.values()) expect(text).toContain(tokenOf(full.stack, f.functionName));
@@ -609,7 +710,7 @@ describe('the dashboard', () => {
 });
 
 describe('composed into the API stack', () => {
-  it('watches every route function of the route table, with the stage\'s e-mail and thresholds', () => {
+  it("watches every route function of the route table, with the stage's e-mail and thresholds", () => {
     // Prepare
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stateful = new StatefulStack(app, 'compose-stateful', { prefix: 'asof-test' });
@@ -630,7 +731,9 @@ describe('composed into the API stack', () => {
     const alarms = alarmsByName(t);
     for (const route of ROUTE_TABLE) {
       const errors = shape(alarms.get(`asof-test-route-${route.id}-errors`));
-      expect(errors.metrics.errors!.dimensions.FunctionName, route.id).toEqual(api.resolve(api.lawApi.functions.get(route.id)!.fn.functionName));
+      expect(errors.metrics.errors!.dimensions.FunctionName, route.id).toEqual(
+        api.resolve(api.lawApi.functions.get(route.id)!.fn.functionName),
+      );
     }
     expect(alarms.get('asof-test-api-p99-latency').Threshold).toBe(2000);
     t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@asof.test' });

@@ -3,9 +3,13 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StatefulStack, type StatefulStackProps } from '../../lib/stateful-stack.ts';
 
-type Resources = Record<string, { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string; DependsOn?: string[] }>;
+type Resources = Record<
+  string,
+  { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string; DependsOn?: string[] }
+>;
 
-const build = (props: Partial<StatefulStackProps> = {}) => Template.fromStack(new StatefulStack(new App(), 'test-stateful', { prefix: 'asof-test', ...props }));
+const build = (props: Partial<StatefulStackProps> = {}) =>
+  Template.fromStack(new StatefulStack(new App(), 'test-stateful', { prefix: 'asof-test', ...props }));
 
 /** The default stage (dev-sized), built once. */
 let t: Template;
@@ -41,7 +45,9 @@ describe('StatefulStack', () => {
 
   it('expires accounts, meters and ops items by TTL, never versions', () => {
     const tables = t.findResources('AWS::DynamoDB::GlobalTable');
-    const ttl = Object.fromEntries(Object.values(tables).map((r) => [r.Properties.TableName, r.Properties.TimeToLiveSpecification ?? null]));
+    const ttl = Object.fromEntries(
+      Object.values(tables).map((r) => [r.Properties.TableName, r.Properties.TimeToLiveSpecification ?? null]),
+    );
     expect(ttl['asof-test-versions']).toBeNull();
     expect(ttl['asof-test-accounts']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     expect(ttl['asof-test-meters']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
@@ -50,7 +56,12 @@ describe('StatefulStack', () => {
 
   it('keeps stable logical ids for the stateful resources', () => {
     const ids = (type: string) => Object.keys(t.findResources(type)).sort();
-    expect(ids('AWS::DynamoDB::GlobalTable').map((id) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['AccountsTable', 'MetersTable', 'OpsTable', 'VersionsTable']);
+    expect(ids('AWS::DynamoDB::GlobalTable').map((id) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual([
+      'AccountsTable',
+      'MetersTable',
+      'OpsTable',
+      'VersionsTable',
+    ]);
     // The full ids: a renamed construct (or a moved one) would replace the resource and lose or orphan its data.
     expect(ids('AWS::RDS::DBCluster')).toEqual(['CaselawDatabaseCluster6D7383D9']);
     expect(ids('AWS::RDS::DBInstance')).toEqual(['CaselawDatabaseClusterWriter393F5BCF']);
@@ -64,8 +75,17 @@ describe('StatefulStack', () => {
 
 describe('the network', () => {
   it('spans two zones with public, private-with-egress (functions) and isolated (data) subnets, and one NAT gateway by default', () => {
-    const subnets = Object.entries(t.findResources('AWS::EC2::Subnet') as Resources).map(([id]) => id.replace(/Subnet\d+Subnet[0-9A-F]{8}$/, ''));
-    expect(subnets.sort()).toEqual(['NetworkVpcdata', 'NetworkVpcdata', 'NetworkVpcfunctions', 'NetworkVpcfunctions', 'NetworkVpcpublic', 'NetworkVpcpublic']);
+    const subnets = Object.entries(t.findResources('AWS::EC2::Subnet') as Resources).map(([id]) =>
+      id.replace(/Subnet\d+Subnet[0-9A-F]{8}$/, ''),
+    );
+    expect(subnets.sort()).toEqual([
+      'NetworkVpcdata',
+      'NetworkVpcdata',
+      'NetworkVpcfunctions',
+      'NetworkVpcfunctions',
+      'NetworkVpcpublic',
+      'NetworkVpcpublic',
+    ]);
     t.resourceCountIs('AWS::EC2::NatGateway', 1);
     // The functions' subnets route to a NAT gateway; the data subnets route nowhere beyond the VPC (and the endpoints).
     const routes = Object.entries(t.findResources('AWS::EC2::Route') as Resources);
@@ -116,42 +136,74 @@ describe('the case-law database', () => {
       expect(value).toContain('{{resolve:secretsmanager:');
       expect(value).toContain(`"CaselawDatabaseAdminSecret8501264C"},":SecretString:${field}::}}`);
     }
-    t.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless', Engine: 'aurora-postgresql', PubliclyAccessible: false });
-    t.hasResourceProperties('AWS::RDS::DBClusterParameterGroup', { Family: 'aurora-postgresql17', Parameters: Match.objectLike({ 'rds.force_ssl': '1' }) });
+    t.hasResourceProperties('AWS::RDS::DBInstance', {
+      DBInstanceClass: 'db.serverless',
+      Engine: 'aurora-postgresql',
+      PubliclyAccessible: false,
+    });
+    t.hasResourceProperties('AWS::RDS::DBClusterParameterGroup', {
+      Family: 'aurora-postgresql17',
+      Parameters: Match.objectLike({ 'rds.force_ssl': '1' }),
+    });
     t.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/aws/rds/cluster/asof-test-caselaw/postgresql', RetentionInDays: 30 });
   });
 
   it('lives in the isolated subnets', () => {
     const [, group] = only(t, 'AWS::RDS::DBSubnetGroup');
-    expect(group.Properties.SubnetIds.map((s: { Ref: string }) => s.Ref).sort()).toEqual([expect.stringMatching(/^NetworkVpcdataSubnet1/), expect.stringMatching(/^NetworkVpcdataSubnet2/)]);
+    expect(group.Properties.SubnetIds.map((s: { Ref: string }) => s.Ref).sort()).toEqual([
+      expect.stringMatching(/^NetworkVpcdataSubnet1/),
+      expect.stringMatching(/^NetworkVpcdataSubnet2/),
+    ]);
   });
 
   it('keeps its admin credentials in a retained, generated Secrets Manager secret attached to the cluster', () => {
     t.hasResource('AWS::SecretsManager::Secret', {
       DeletionPolicy: 'Retain',
-      Properties: Match.objectLike({ Name: 'asof-test/caselaw/admin', GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"username":"asof_admin"}', GenerateStringKey: 'password' }) }),
+      Properties: Match.objectLike({
+        Name: 'asof-test/caselaw/admin',
+        GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"username":"asof_admin"}', GenerateStringKey: 'password' }),
+      }),
     });
     t.hasResourceProperties('AWS::SecretsManager::SecretTargetAttachment', { TargetType: 'AWS::RDS::DBCluster' });
   });
 
   it('takes a reader, capacity, backups and deletion protection from the stage; without retention it leaves a snapshot', () => {
-    const prod = build({ retainData: false, caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: false } });
+    const prod = build({
+      retainData: false,
+      caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: false },
+    });
     const [, cluster] = only(prod, 'AWS::RDS::DBCluster');
     expect(cluster).toMatchObject({
       DeletionPolicy: 'Snapshot',
-      Properties: { ServerlessV2ScalingConfiguration: { MinCapacity: 1, MaxCapacity: 8 }, BackupRetentionPeriod: 30, DeletionProtection: false },
+      Properties: {
+        ServerlessV2ScalingConfiguration: { MinCapacity: 1, MaxCapacity: 8 },
+        BackupRetentionPeriod: 30,
+        DeletionProtection: false,
+      },
     });
-    const instances = Object.values(prod.findResources('AWS::RDS::DBInstance') as Resources).map((r) => r.Properties.PromotionTier).sort();
+    const instances = Object.values(prod.findResources('AWS::RDS::DBInstance') as Resources)
+      .map((r) => r.Properties.PromotionTier)
+      .sort();
     expect(instances).toEqual([0, 1]); // the writer, and a reader first in line for failover, scaling with it
     expect(() => build({ caselaw: { minAcu: 4, maxAcu: 2 } })).toThrow(/0.5 <= minAcu <= maxAcu/);
   });
 
   it('is reached through an RDS Proxy that requires TLS and IAM authentication end to end (no secret of the API user)', () => {
     const [, proxy] = only(t, 'AWS::RDS::DBProxy');
-    expect(proxy.Properties).toMatchObject({ DBProxyName: 'asof-test-caselaw', EngineFamily: 'POSTGRESQL', RequireTLS: true, DefaultAuthScheme: 'IAM_AUTH' });
+    expect(proxy.Properties).toMatchObject({
+      DBProxyName: 'asof-test-caselaw',
+      EngineFamily: 'POSTGRESQL',
+      RequireTLS: true,
+      DefaultAuthScheme: 'IAM_AUTH',
+    });
     expect(proxy.Properties.Auth).toBeUndefined();
-    expect(proxy.Properties.VpcSubnetIds.map((s: { Ref: string }) => s.Ref).every((r: string) => r.startsWith('NetworkVpcdata'))).toBe(true);
-    t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', { TargetGroupName: 'default', DBClusterIdentifiers: [{ Ref: 'CaselawDatabaseCluster6D7383D9' }] });
+    expect(proxy.Properties.VpcSubnetIds.map((s: { Ref: string }) => s.Ref).every((r: string) => r.startsWith('NetworkVpcdata'))).toBe(
+      true,
+    );
+    t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      TargetGroupName: 'default',
+      DBClusterIdentifiers: [{ Ref: 'CaselawDatabaseCluster6D7383D9' }],
+    });
     // The proxy's role logs in to the cluster as the API user, and only as that user.
     const roleRef = proxy.Properties.RoleArn['Fn::GetAtt'][0];
     const statements = Object.values(t.findResources('AWS::IAM::Policy') as Resources)
@@ -161,7 +213,22 @@ describe('the case-law database', () => {
       {
         Action: 'rds-db:connect',
         Effect: 'Allow',
-        Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':rds-db:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':dbuser:', { 'Fn::GetAtt': ['CaselawDatabaseCluster6D7383D9', 'DBClusterResourceId'] }, '/asof_api']] },
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':rds-db:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':dbuser:',
+              { 'Fn::GetAtt': ['CaselawDatabaseCluster6D7383D9', 'DBClusterResourceId'] },
+              '/asof_api',
+            ],
+          ],
+        },
       },
     ]);
     // The cluster accepts the proxy on 5432.
@@ -196,9 +263,16 @@ describe('the search domain', () => {
 
   it('has fine-grained access control with an IAM role as master user, and no internal users', () => {
     t.hasResourceProperties('AWS::OpenSearchService::Domain', {
-      AdvancedSecurityOptions: { Enabled: true, InternalUserDatabaseEnabled: false, MasterUserOptions: { MasterUserARN: { 'Fn::GetAtt': ['SearchDomainAdminRole0957E550', 'Arn'] } } },
+      AdvancedSecurityOptions: {
+        Enabled: true,
+        InternalUserDatabaseEnabled: false,
+        MasterUserOptions: { MasterUserARN: { 'Fn::GetAtt': ['SearchDomainAdminRole0957E550', 'Arn'] } },
+      },
     });
-    t.hasResourceProperties('AWS::IAM::Role', { AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] }), Description: Match.stringLikeRegexp('^Master user') });
+    t.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] }),
+      Description: Match.stringLikeRegexp('^Master user'),
+    });
   });
 
   it('publishes slow search, slow index and application logs to log groups the service may write, this domain only', () => {
@@ -210,7 +284,8 @@ describe('the search domain', () => {
     const document = JSON.stringify(policy.Properties.PolicyDocument);
     expect(document).toContain('\\"Service\\":\\"es.amazonaws.com\\"');
     expect(document).toContain(':domain/asof-test-search');
-    for (const group of ['SearchDomainSlowSearchLogs', 'SearchDomainSlowIndexLogs', 'SearchDomainAppLogs']) expect(document).toContain(group);
+    for (const group of ['SearchDomainSlowSearchLogs', 'SearchDomainSlowIndexLogs', 'SearchDomainAppLogs'])
+      expect(document).toContain(group);
     expect(domain.DependsOn).toContain(Object.keys(t.findResources('AWS::Logs::ResourcePolicy'))[0]);
   });
 
@@ -238,7 +313,12 @@ describe('the sources bucket', () => {
       Properties: {
         VersioningConfiguration: { Status: 'Enabled' },
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
         LoggingConfiguration: { DestinationBucketName: { Ref: 'SourcesBucketAccessLogsA61B480F' }, LogFilePrefix: 'sources/' },
       },
@@ -253,6 +333,10 @@ describe('the sources bucket', () => {
     );
     // The log delivery service writes the access logs through the log bucket's policy (ACLs stay disabled).
     const logs = policies.find((p) => p.Properties.Bucket.Ref === 'SourcesBucketAccessLogsA61B480F')!.Properties.PolicyDocument.Statement;
-    expect(logs).toEqual(expect.arrayContaining([expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject' })]));
+    expect(logs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject' }),
+      ]),
+    );
   });
 });

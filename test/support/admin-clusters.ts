@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { MAINTENANCE_DATABASE, type AdminConnect } from '#stores/postgres/caselaw-setup.ts';
+import { type AdminConnect, MAINTENANCE_DATABASE } from '#stores/postgres/caselaw-setup.ts';
 import { connectPostgres, pgliteClient } from '#stores/postgres/sql-client.ts';
 
 /** What tests created on a shared server (roles are cluster-wide), to drop at the end. */
@@ -55,4 +55,3 @@ export function serverCluster(url: string, made: MadeNames): Cluster {
     },
   };
 }
-

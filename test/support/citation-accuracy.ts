@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FoundCitation } from '#caselaw/citations/extract.ts';
-import { bundledAnswerKeys, type AnswerKey } from './courtlistener-html.ts';
+import { type AnswerKey, bundledAnswerKeys } from './courtlistener-html.ts';
 
 interface Correction {
   opinion: string;
@@ -45,7 +45,11 @@ export function measureAccuracy(extract: (text: string) => FoundCitation[], revi
   const result: Accuracy = { opinions: keys.length, keyed: 0, extracted: 0, matched: 0, recall: 0, precision: 0, missed: [], extra: [] };
   for (const key of keys) {
     const expected = spansOf(key, reviewed);
-    const found = new Map(extract(key.text).filter((c) => c.kind === 'full').map((c) => [c.start, c.text]));
+    const found = new Map(
+      extract(key.text)
+        .filter((c) => c.kind === 'full')
+        .map((c) => [c.start, c.text]),
+    );
     result.keyed += expected.size;
     result.extracted += found.size;
     for (const [start, text] of expected) {

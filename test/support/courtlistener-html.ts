@@ -50,7 +50,14 @@ export function readAnswerKey(id: string, html: string): AnswerKey {
         if (field && open && depth === open.depth + 1) field = undefined;
         else if (open && depth === open.depth) {
           if (open.volume !== undefined && open.reporter !== undefined && open.page !== undefined) {
-            citations.push({ start: open.start, end: text.length, volume: open.volume, reporter: open.reporter.replace(/\s+/g, ' '), page: open.page, ...(open.opinionId ? { opinionId: open.opinionId } : {}) });
+            citations.push({
+              start: open.start,
+              end: text.length,
+              volume: open.volume,
+              reporter: open.reporter.replace(/\s+/g, ' '),
+              page: open.page,
+              ...(open.opinionId ? { opinionId: open.opinionId } : {}),
+            });
           }
           open = undefined;
         }

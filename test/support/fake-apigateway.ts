@@ -112,7 +112,12 @@ export async function startFakeApiGateway(): Promise<FakeApiGateway> {
     const { value, ...rest } = key;
     return { ...rest, stageKeys: [], ...(includeValue && { value }) };
   };
-  const representPlan = (plan: FakeUsagePlan) => ({ id: plan.id, name: plan.name, apiStages: [{ apiId: 'fakeapi', stage: 'v1' }], throttle: {} });
+  const representPlan = (plan: FakeUsagePlan) => ({
+    id: plan.id,
+    name: plan.name,
+    apiStages: [{ apiId: 'fakeapi', stage: 'v1' }],
+    throttle: {},
+  });
 
   /** One page of `items` from `position` (an offset this fake issued). */
   function page<T>(items: T[], query: URLSearchParams) {
@@ -123,8 +128,18 @@ export async function startFakeApiGateway(): Promise<FakeApiGateway> {
     return { item: slice, ...(start + limit < items.length && { position: String(start + limit) }) };
   }
 
-  const handlers: Array<{ op: Operation; method: string; path: RegExp; run(match: string[], query: URLSearchParams, body: any): [number, unknown] }> = [
-    { op: 'GetUsagePlans', method: 'GET', path: /^\/usageplans$/, run: (_, query) => [200, page(fake.usagePlans.map(representPlan), query)] },
+  const handlers: Array<{
+    op: Operation;
+    method: string;
+    path: RegExp;
+    run(match: string[], query: URLSearchParams, body: any): [number, unknown];
+  }> = [
+    {
+      op: 'GetUsagePlans',
+      method: 'GET',
+      path: /^\/usageplans$/,
+      run: (_, query) => [200, page(fake.usagePlans.map(representPlan), query)],
+    },
     {
       op: 'CreateUsagePlanKey',
       method: 'POST',
@@ -135,7 +150,8 @@ export async function startFakeApiGateway(): Promise<FakeApiGateway> {
         if (body.keyType !== 'API_KEY') throw badRequest('Invalid key type specified');
         const key = fake.apiKeys.get(body.keyId);
         if (!key) throw notFound('Invalid API Key identifier specified');
-        if (fake.usagePlans.some((p) => p.keys.has(key.id))) throw conflict('API Key is already associated with a usage plan of this stage');
+        if (fake.usagePlans.some((p) => p.keys.has(key.id)))
+          throw conflict('API Key is already associated with a usage plan of this stage');
         plan.keys.add(key.id);
         return [201, { id: key.id, type: 'API_KEY', value: key.value, name: key.name }];
       },
@@ -146,10 +162,20 @@ export async function startFakeApiGateway(): Promise<FakeApiGateway> {
       path: /^\/apikeys$/,
       run: (_, __, body) => {
         const value: string = body.value ?? randomBytes(30).toString('base64url').replace(/[-_]/g, 'x');
-        if (!/^[0-9A-Za-z]{20,128}$/.test(value)) throw badRequest('API Key value should be at least 20 alphanumeric characters and at most 128');
+        if (!/^[0-9A-Za-z]{20,128}$/.test(value))
+          throw badRequest('API Key value should be at least 20 alphanumeric characters and at most 128');
         if ([...fake.apiKeys.values()].some((k) => k.value === value)) throw conflict('API Key already exists');
         const now = epochSeconds();
-        const key: FakeApiKey = { id: newId(), name: body.name ?? '', value, enabled: body.enabled === true, description: body.description, tags: body.tags ?? {}, createdDate: now, lastUpdatedDate: now };
+        const key: FakeApiKey = {
+          id: newId(),
+          name: body.name ?? '',
+          value,
+          enabled: body.enabled === true,
+          description: body.description,
+          tags: body.tags ?? {},
+          createdDate: now,
+          lastUpdatedDate: now,
+        };
         fake.apiKeys.set(key.id, key);
         return [201, representKey(key, true)];
       },
@@ -161,7 +187,13 @@ export async function startFakeApiGateway(): Promise<FakeApiGateway> {
       run: (_, query) => {
         const name = query.get('name');
         const keys = [...fake.apiKeys.values()].filter((k) => !name || k.name.startsWith(name));
-        return [200, page(keys.map((k) => representKey(k, query.get('includeValues') === 'true')), query)];
+        return [
+          200,
+          page(
+            keys.map((k) => representKey(k, query.get('includeValues') === 'true')),
+            query,
+          ),
+        ];
       },
     },
     {

@@ -30,7 +30,8 @@ export interface FakeCourtListener {
 function knownCitations(): Map<string, { id: number; slug: string }> {
   const known = new Map<string, { id: number; slug: string }>();
   for (const key of bundledAnswerKeys()) {
-    for (const c of key.citations) if (c.opinionId) known.set(`${c.volume} ${c.reporter} ${c.page}`, { id: c.opinionId, slug: `opinion-${c.opinionId}` });
+    for (const c of key.citations)
+      if (c.opinionId) known.set(`${c.volume} ${c.reporter} ${c.page}`, { id: c.opinionId, slug: `opinion-${c.opinionId}` });
   }
   return known;
 }
@@ -101,7 +102,14 @@ export async function startFakeCourtListener(token = 'fake-token'): Promise<Fake
                   docket_id: null,
                   precedential_status: 'Published',
                   citation_count: 1,
-                  citations: [{ volume: Number(citation.split(' ')[0]), reporter: citation.split(' ').slice(1, -1).join(' '), page: citation.split(' ').at(-1), type: 1 }],
+                  citations: [
+                    {
+                      volume: Number(citation.split(' ')[0]),
+                      reporter: citation.split(' ').slice(1, -1).join(' '),
+                      page: citation.split(' ').at(-1),
+                      type: 1,
+                    },
+                  ],
                 },
               ]
             : [],

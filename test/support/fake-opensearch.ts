@@ -54,25 +54,31 @@ export async function startFakeOpenSearch(): Promise<FakeOpenSearch> {
         res.end(answer === undefined || req.method === 'HEAD' ? undefined : JSON.stringify(answer));
       };
       const refused = [...fake.refuse].find(([prefix]) => path.startsWith(prefix));
-      if (refused) return send(refused[1], { error: { type: 'security_exception', reason: `no permissions for [${path}]` }, status: refused[1] });
+      if (refused)
+        return send(refused[1], { error: { type: 'security_exception', reason: `no permissions for [${path}]` }, status: refused[1] });
 
       const security = /^\/_plugins\/_security\/api\/(roles|rolesmapping)\/([^/]+)$/.exec(path);
       if (security && req.method === 'PUT') {
         const store = security[1] === 'roles' ? fake.roles : fake.rolesMapping;
         const existed = store.has(security[2]!);
         store.set(security[2]!, body);
-        return send(existed ? 200 : 201, { status: existed ? 'OK' : 'CREATED', message: `'${security[2]}' ${existed ? 'updated' : 'created'}.` });
+        return send(existed ? 200 : 201, {
+          status: existed ? 'OK' : 'CREATED',
+          message: `'${security[2]}' ${existed ? 'updated' : 'created'}.`,
+        });
       }
       const settings = /^\/([^/_][^/]*)\/_settings$/.exec(path);
       if (settings && req.method === 'PUT') {
-        if (!fake.indices.has(settings[1]!)) return send(404, { error: { type: 'index_not_found_exception', index: settings[1] }, status: 404 });
+        if (!fake.indices.has(settings[1]!))
+          return send(404, { error: { type: 'index_not_found_exception', index: settings[1] }, status: 404 });
         fake.settings.set(settings[1]!, { ...fake.settings.get(settings[1]!), ...(body as Record<string, unknown>) });
         return send(200, { acknowledged: true });
       }
       const index = /^\/([^/_][^/]*)$/.exec(path);
       if (index && req.method === 'HEAD') return send(fake.indices.has(index[1]!) ? 200 : 404);
       if (index && req.method === 'PUT') {
-        if (fake.indices.has(index[1]!)) return send(400, { error: { type: 'resource_already_exists_exception', index: index[1] }, status: 400 });
+        if (fake.indices.has(index[1]!))
+          return send(400, { error: { type: 'resource_already_exists_exception', index: index[1] }, status: 400 });
         fake.indices.set(index[1]!, body);
         return send(200, { acknowledged: true, shards_acknowledged: true, index: index[1] });
       }

@@ -10,7 +10,7 @@
  * A test can deny a bucket or make the next GetObject calls fail.
  */
 import { createHash } from 'node:crypto';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
@@ -60,11 +60,15 @@ export async function startFakeS3(): Promise<FakeS3> {
     pageSize: 1000,
     put(bucket, key, body, lastModified = new Date()) {
       const objects = buckets.get(bucket) ?? new Map<string, StoredObject>();
-      objects.set(key, { body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), lastModified: new Date(Math.floor(lastModified.getTime() / 1000) * 1000) });
+      objects.set(key, {
+        body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'),
+        lastModified: new Date(Math.floor(lastModified.getTime() / 1000) * 1000),
+      });
       buckets.set(bucket, objects);
     },
     async putFolder(bucket, prefix, folder, lastModified) {
-      for (const file of await filesBelow(folder)) fake.put(bucket, `${prefix}${relative(folder, file).split('\\').join('/')}`, await readFile(file), lastModified);
+      for (const file of await filesBelow(folder))
+        fake.put(bucket, `${prefix}${relative(folder, file).split('\\').join('/')}`, await readFile(file), lastModified);
     },
     failGets(n) {
       failingGets = n;
@@ -82,16 +86,20 @@ export async function startFakeS3(): Promise<FakeS3> {
       const [bucket = '', ...rest] = url.pathname.slice(1).split('/');
       const key = decodeURIComponent(rest.join('/'));
       const objects = buckets.get(bucket);
-      if (req.method !== 'GET') return sendError(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+      if (req.method !== 'GET')
+        return sendError(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
       if (fake.denied.has(bucket)) return sendError(res, 403, 'AccessDenied', 'Access Denied');
-      if (!objects) return sendError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist', `<BucketName>${xmlEscape(bucket)}</BucketName>`);
+      if (!objects)
+        return sendError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist', `<BucketName>${xmlEscape(bucket)}</BucketName>`);
 
       if (!key && url.searchParams.get('list-type') === '2') {
         const prefix = url.searchParams.get('prefix') ?? '';
         fake.requests.push(`LIST ${bucket} ${prefix}`);
         const after = url.searchParams.get('continuation-token');
         const maxKeys = Math.min(Number(url.searchParams.get('max-keys') ?? 1000), fake.pageSize);
-        const keys = [...objects.keys()].filter((k) => k.startsWith(prefix) && (!after || k > Buffer.from(after, 'base64url').toString('utf8'))).sort();
+        const keys = [...objects.keys()]
+          .filter((k) => k.startsWith(prefix) && (!after || k > Buffer.from(after, 'base64url').toString('utf8')))
+          .sort();
         const page = keys.slice(0, maxKeys);
         const truncated = keys.length > page.length;
         const contents = page
@@ -100,7 +108,9 @@ export async function startFakeS3(): Promise<FakeS3> {
             return `<Contents><Key>${xmlEscape(k)}</Key><LastModified>${o.lastModified.toISOString()}</LastModified><ETag>${xmlEscape(etagOf(o.body))}</ETag><Size>${o.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`;
           })
           .join('');
-        const next = truncated ? `<NextContinuationToken>${Buffer.from(page.at(-1)!, 'utf8').toString('base64url')}</NextContinuationToken>` : '';
+        const next = truncated
+          ? `<NextContinuationToken>${Buffer.from(page.at(-1)!, 'utf8').toString('base64url')}</NextContinuationToken>`
+          : '';
         const xml =
           `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">` +
           `<Name>${xmlEscape(bucket)}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys>` +

@@ -43,8 +43,15 @@ export async function startFakeSecretsManager(secrets: Record<string, string> = 
       fake.reads.push(SecretId);
       if (fake.failing) return send(500, { __type: 'InternalServiceError', message: 'try again' });
       const value = fake.secrets.get(SecretId);
-      if (value === undefined) return send(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
-      send(200, { ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${SecretId}`, Name: SecretId, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] });
+      if (value === undefined)
+        return send(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
+      send(200, {
+        ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${SecretId}`,
+        Name: SecretId,
+        SecretString: value,
+        VersionId: 'v1',
+        VersionStages: ['AWSCURRENT'],
+      });
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

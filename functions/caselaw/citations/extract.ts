@@ -13,7 +13,7 @@
  * citation. (Python's str counts code points, so the two differ only after a character outside the BMP.)
  */
 import { AbbreviationTrie, isSpace } from './abbreviation-trie.ts';
-import { reportersDb, type Abbreviation, type Edition, type ReportersDb } from './reporters.ts';
+import { type Abbreviation, type Edition, type ReportersDb, reportersDb } from './reporters.ts';
 
 export type CitationKind = 'full' | 'short' | 'law' | 'journal' | 'id' | 'supra';
 
@@ -59,7 +59,12 @@ function isDigit(code: number): boolean {
 }
 
 function isWordChar(code: number): boolean {
-  return isDigit(code) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code > 0x7f && !isSpace(code) && code !== Code.Section;
+  return (
+    isDigit(code) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    (code > 0x7f && !isSpace(code) && code !== Code.Section)
+  );
 }
 
 function skipSpaces(text: string, i: number, max = 24): number {
@@ -76,7 +81,8 @@ function digitsEnd(text: string, i: number): number {
 const MAX_VOLUME_DIGITS = 5;
 const MAX_PAGE_DIGITS = 7;
 const NOMINATIVE = /^\((?:\d{1,2} )?[A-Z][A-Za-z.& ]{0,24}\)/;
-const PIN = /^,?\s*(?:at\s+)?((?:\d+|[*]\d+)(?:\s*[-–—]\s*\d+)?(?:\s*(?:n|nn)\.\s*\d+(?:\s*[-–—]\s*\d+)?)?(?:\s*,\s*\d+(?:\s*[-–—]\s*\d+)?(?!\s*[A-Z]))*)/;
+const PIN =
+  /^,?\s*(?:at\s+)?((?:\d+|[*]\d+)(?:\s*[-–—]\s*\d+)?(?:\s*(?:n|nn)\.\s*\d+(?:\s*[-–—]\s*\d+)?)?(?:\s*,\s*\d+(?:\s*[-–—]\s*\d+)?(?!\s*[A-Z]))*)/;
 const PARALLEL_GAP = /^\s*,\s*$/;
 const YEAR = /(?:^|[^\d])(1[6-9]\d\d|20\d\d)(?!\d)/g;
 const ID = /(?<![\p{L}\p{N}])(?:[Ii]d\.|[Ii]bid\.)/gu;
@@ -138,7 +144,17 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     return ok;
   }
 
-  function base(text: string, kind: CitationKind, volumeStart: number, volumeEnd: number, reporterStart: number, reporterEnd: number, abbreviation: Abbreviation, pageStart: number, end: number): FoundCitation {
+  function base(
+    text: string,
+    kind: CitationKind,
+    volumeStart: number,
+    volumeEnd: number,
+    reporterStart: number,
+    reporterEnd: number,
+    abbreviation: Abbreviation,
+    pageStart: number,
+    end: number,
+  ): FoundCitation {
     const found: FoundCitation = {
       kind,
       start: volumeStart,
@@ -152,7 +168,14 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     return found;
   }
 
-  function hyphenatedCite(text: string, volumeStart: number, volumeEnd: number, reporterStart: number, reporterEnd: number, abbreviation: Abbreviation): FoundCitation | undefined {
+  function hyphenatedCite(
+    text: string,
+    volumeStart: number,
+    volumeEnd: number,
+    reporterStart: number,
+    reporterEnd: number,
+    abbreviation: Abbreviation,
+  ): FoundCitation | undefined {
     if (abbreviation.kind !== 'case' || !abbreviation.editions.some((e) => e.hyphenated)) return undefined;
     if (text.charCodeAt(reporterEnd) !== Code.Hyphen) return undefined;
     const end = pageEnd(text, reporterEnd + 1);
@@ -163,7 +186,14 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     return found;
   }
 
-  function citeAfterReporter(text: string, volumeStart: number, volumeEnd: number, reporterStart: number, reporterEnd: number, abbreviation: Abbreviation): FoundCitation | undefined {
+  function citeAfterReporter(
+    text: string,
+    volumeStart: number,
+    volumeEnd: number,
+    reporterStart: number,
+    reporterEnd: number,
+    abbreviation: Abbreviation,
+  ): FoundCitation | undefined {
     // The abbreviation must end at a word boundary: `U.S.` in `U.S.C.` is not a reporter.
     const after = text.charCodeAt(reporterEnd);
     if (reporterEnd < text.length && !isSpace(after) && after !== Code.Comma && after !== Code.OpenParen) return undefined;
@@ -201,7 +231,17 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     if (spaced === i && pageStart === spaced) return undefined;
     const end = pageEnd(text, pageStart);
     if (end < 0) return undefined;
-    return base(text, abbreviation.kind === 'journal' ? 'journal' : 'full', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, pageStart, end);
+    return base(
+      text,
+      abbreviation.kind === 'journal' ? 'journal' : 'full',
+      volumeStart,
+      volumeEnd,
+      reporterStart,
+      reporterEnd,
+      abbreviation,
+      pageStart,
+      end,
+    );
   }
 
   function scanReporterCitations(text: string, out: FoundCitation[]): void {

@@ -114,7 +114,10 @@ export function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   }
   // Laws and journals are recognised so that `42 U.S.C. § 1983` or `95 Harv. L. Rev. 1` is never read as a case
   // citation; they are not resolved. A case reporter keeps an abbreviation both lists use.
-  for (const [kind, table] of [['law', laws], ['journal', journals]] as const) {
+  for (const [kind, table] of [
+    ['law', laws],
+    ['journal', journals],
+  ] as const) {
     for (const [key, entries] of Object.entries(table)) {
       for (const text of [key, ...entries.flatMap((e) => e.variations ?? [])]) {
         if (!abbreviations.has(text)) abbreviations.set(text, { text, kind, editions: [], canonical: true });

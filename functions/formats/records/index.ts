@@ -2,8 +2,6 @@
 import type { AuthoredFile } from '../authored.ts';
 import r__frap_2024_12_01 from './_frap-2024-12-01.json' with { type: 'json' };
 import r_ca1_2024_12_01 from './ca1-2024-12-01.json' with { type: 'json' };
-import r_ca10_2024_12_01 from './ca10-2024-12-01.json' with { type: 'json' };
-import r_ca11_2024_12_01 from './ca11-2024-12-01.json' with { type: 'json' };
 import r_ca2_2024_12_01 from './ca2-2024-12-01.json' with { type: 'json' };
 import r_ca3_2024_12_01 from './ca3-2024-12-01.json' with { type: 'json' };
 import r_ca4_2024_12_01 from './ca4-2024-12-01.json' with { type: 'json' };
@@ -12,6 +10,8 @@ import r_ca6_2024_12_01 from './ca6-2024-12-01.json' with { type: 'json' };
 import r_ca7_2024_12_01 from './ca7-2024-12-01.json' with { type: 'json' };
 import r_ca8_2024_12_01 from './ca8-2024-12-01.json' with { type: 'json' };
 import r_ca9_2024_12_01 from './ca9-2024-12-01.json' with { type: 'json' };
+import r_ca10_2024_12_01 from './ca10-2024-12-01.json' with { type: 'json' };
+import r_ca11_2024_12_01 from './ca11-2024-12-01.json' with { type: 'json' };
 import r_cadc_2024_12_01 from './cadc-2024-12-01.json' with { type: 'json' };
 import r_cafc_2024_12_01 from './cafc-2024-12-01.json' with { type: 'json' };
 import r_nd_2026_03_07 from './nd-2026-03-07.json' with { type: 'json' };

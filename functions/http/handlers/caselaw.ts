@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { opsQuota, runFallback } from '#caselaw/fallback.ts';
 import type { CaseLawStore, CitedByCursor, ClusterRecord } from '#caselaw/ports.ts';
-import { MAX_CITATIONS, parseRequest, resolveCitations, type ParsedCitation } from '#caselaw/resolve.ts';
+import { MAX_CITATIONS, type ParsedCitation, parseRequest, resolveCitations } from '#caselaw/resolve.ts';
 import { AppError } from '#shared/errors.ts';
-import type { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
+import type { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
 import { need } from './need.ts';
 
 type LookupInput = z.output<typeof CitationLookupInputSchema>;
@@ -33,10 +33,14 @@ export function citationsOf(input: LookupInput): ParsedCitation[] {
     parsedInputs.set(input, parsed);
   }
   if (parsed.length > MAX_CITATIONS) {
-    throw new AppError('too_many', `${parsed.length} citations ${input.text !== undefined ? 'were found in the text' : 'were given'}; at most ${MAX_CITATIONS} are resolved per request.`, {
-      citations: parsed.length,
-      limit: MAX_CITATIONS,
-    });
+    throw new AppError(
+      'too_many',
+      `${parsed.length} citations ${input.text !== undefined ? 'were found in the text' : 'were given'}; at most ${MAX_CITATIONS} are resolved per request.`,
+      {
+        citations: parsed.length,
+        limit: MAX_CITATIONS,
+      },
+    );
   }
   return parsed;
 }
@@ -69,7 +73,9 @@ export async function handleCitationLookup(input: LookupInput, { services, princ
   let fallback: unknown;
   if (input.fallback === 'courtlistener') {
     const { provider, dailyRequests, perRequestCap } = services.fallback;
-    const quota = services.ops ? opsQuota(services.ops) : { take: async () => ({ granted: false, remaining: 0 }), remaining: async () => 0 };
+    const quota = services.ops
+      ? opsQuota(services.ops)
+      : { take: async () => ({ granted: false, remaining: 0 }), remaining: async () => 0 };
     const outcome = await runFallback(
       { provider, quota, backfill: (batch) => store.write(batch), now: services.now, dailyRequests, perRequestCap },
       found,
@@ -89,7 +95,13 @@ export async function handleCitationLookup(input: LookupInput, { services, princ
       error_message: r.errorMessage,
       clusters: r.clusters.map(presentCluster),
     })),
-    provenance: { source: CASELAW_SOURCE, dataAsOf, resolution: fallback ? `${RESOLUTION} Citations the replica lacked were looked up with CourtListener's citation-lookup API.` : RESOLUTION },
+    provenance: {
+      source: CASELAW_SOURCE,
+      dataAsOf,
+      resolution: fallback
+        ? `${RESOLUTION} Citations the replica lacked were looked up with CourtListener's citation-lookup API.`
+        : RESOLUTION,
+    },
     ...(fallback !== undefined && { fallback }),
     disclaimer: CASELAW_DISCLAIMER,
   };
@@ -101,7 +113,13 @@ export async function handleCase(input: CaseInput, { services }: RouteContext): 
   const [cluster] = await store.clusters([input.clusterId]);
   if (!cluster) throw new AppError('not_found', `No case with cluster id ${input.clusterId} in the replica.`);
   const [citedBy, dataAsOf] = await Promise.all([store.citedByCount(cluster.id), store.dataAsOf()]);
-  return { body: { result: { ...presentCluster(cluster), cited_by_count: citedBy }, provenance: { source: CASELAW_SOURCE, dataAsOf }, disclaimer: CASELAW_DISCLAIMER } };
+  return {
+    body: {
+      result: { ...presentCluster(cluster), cited_by_count: citedBy },
+      provenance: { source: CASELAW_SOURCE, dataAsOf },
+      disclaimer: CASELAW_DISCLAIMER,
+    },
+  };
 }
 
 const encodeCursor = (c: CitedByCursor): string => Buffer.from(`${c.citationCount}:${c.id}`).toString('base64url');

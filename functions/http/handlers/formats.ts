@@ -1,10 +1,10 @@
 import type { z } from 'zod';
+import type { FormatStore } from '#formats/ports.ts';
 import { FORMAT_DISCLAIMER, FORMAT_NOTE, listFormats, pinnedRows } from '#formats/registry.ts';
 import { refId, type SectionVersion } from '#law/model.ts';
-import type { FormatStore } from '#formats/ports.ts';
-import type { FormatInputSchema } from '../schemas-formats.ts';
 import { permalinkOf } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
+import type { FormatInputSchema } from '../schemas-formats.ts';
 import { need } from './need.ts';
 
 type FormatInput = z.output<typeof FormatInputSchema>;

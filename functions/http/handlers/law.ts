@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import { lookupVersion } from '#law/lookup.ts';
 import { DISCLAIMER } from '#law/notes.ts';
 import { searchLaw } from '#law/search.ts';
-import type { LookupInputSchema, SearchInputSchema } from '../schemas.ts';
 import { presentText, presentVersion } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
+import type { LookupInputSchema, SearchInputSchema } from '../schemas.ts';
 import { withFormatTopic } from './formats.ts';
 import { need, todayUtc } from './need.ts';
 

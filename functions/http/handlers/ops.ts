@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import { corpusHealth, liveness } from '#ops/health.ts';
 import { readQuality } from '#ops/quality.ts';
 import { AppError, StoreUnavailableError } from '#shared/errors.ts';
-import type { CoverageInputSchema, QualityInputSchema } from '../schemas.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
+import type { CoverageInputSchema, QualityInputSchema } from '../schemas.ts';
 import { need } from './need.ts';
 
 export async function handleCoverage(input: z.output<typeof CoverageInputSchema>, { services }: RouteContext): Promise<RouteResult> {
@@ -41,6 +41,13 @@ export async function handleCorpusHealth(_input: unknown, { services }: RouteCon
   const ops = services.ops;
   const record = ops
     ? await corpusHealth({ ops, now: services.now })
-    : { ok: false, status: 'unhealthy' as const, reason: 'store_not_configured', checkedSecondsAgo: -1, service: 'asof', timestamp: services.now().toISOString() };
+    : {
+        ok: false,
+        status: 'unhealthy' as const,
+        reason: 'store_not_configured',
+        checkedSecondsAgo: -1,
+        service: 'asof',
+        timestamp: services.now().toISOString(),
+      };
   return { status: record.ok ? 200 : 503, body: record, ...(!record.ok && { headers: { 'retry-after': '60' } }) };
 }

@@ -2,7 +2,7 @@ import { authenticate as authenticateKey, bearerToken, type Scope } from '#accou
 import { hashKey, isWellFormedKey } from '#accounts/keys.ts';
 import type { AccountStore } from '#accounts/ports.ts';
 import { AppError } from '#shared/errors.ts';
-import { headerOf, type HttpRequest } from './types.ts';
+import { type HttpRequest, headerOf } from './types.ts';
 
 export interface AuthenticateOptions {
   accounts: AccountStore | null;

@@ -1,7 +1,7 @@
 import { bearerToken } from '#accounts/authenticate.ts';
 import type { EdgeLimiter } from '#accounts/edge-limit.ts';
 import { AppError } from '#shared/errors.ts';
-import { headerOf, type HttpRequest } from './types.ts';
+import { type HttpRequest, headerOf } from './types.ts';
 
 export interface EdgeLimitOptions {
   /** null: no edge in this process (on AWS the WAF rule of the stage is the edge). */
@@ -20,7 +20,12 @@ export function edgeLimit(opts: EdgeLimitOptions) {
     const token = bearerToken(headerOf(request.event, 'authorization'));
     if (!token) return;
     if (!limiter.hit(token, now()).allowed) {
-      throw new AppError('rate_limited', `Too many requests with this key: the edge allows ${limiter.limit} a minute per key.`, {}, { 'retry-after': '60' });
+      throw new AppError(
+        'rate_limited',
+        `Too many requests with this key: the edge allows ${limiter.limit} a minute per key.`,
+        {},
+        { 'retry-after': '60' },
+      );
     }
   };
   return { before: edgeLimitMiddlewareBefore };

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { AppError, StoreUnavailableError, type ErrorCode } from '#shared/errors.ts';
+import { AppError, type ErrorCode, StoreUnavailableError } from '#shared/errors.ts';
 import { ERROR_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../error-status.ts';
 import { jsonResponse } from '../respond.ts';
 import type { HttpRequest } from './types.ts';
@@ -12,9 +12,16 @@ export interface ErrorEnvelopeOptions {
 }
 
 /** The error envelope `{error: {code, message, requestId, …}}` in one place. */
-export function errorResponse(code: ErrorCode, message: string, requestId: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}): APIGatewayProxyResult {
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  details: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
   const status = ERROR_STATUS[code];
-  const retry: Record<string, string> = status === 503 && !headers['retry-after'] ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
+  const retry: Record<string, string> =
+    status === 503 && !headers['retry-after'] ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
   return jsonResponse(status, { error: { code, message, requestId, ...details } }, { ...retry, ...headers });
 }
 

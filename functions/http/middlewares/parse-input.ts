@@ -45,7 +45,11 @@ const EXPECTED: Partial<Record<ErrorCode, string>> = {
 const isMissing = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** Map zod's issues to the spec's codes: missing fields first (all of them named), then the first invalid field. */
-export function toInputError(issues: readonly z.core.$ZodIssue[], params: Record<string, unknown>, fieldCodes: ParseInputOptions['fieldCodes'] = {}): AppError {
+export function toInputError(
+  issues: readonly z.core.$ZodIssue[],
+  params: Record<string, unknown>,
+  fieldCodes: ParseInputOptions['fieldCodes'] = {},
+): AppError {
   const fields = issues.map((i) => String(i.path[0] ?? ''));
   const missing = [...new Set(fields.filter((f) => isMissing(params[f]) && !fieldCodes[f]?.startsWith('bad_')))];
   if (missing.length) return new AppError('missing_fields', `Missing required parameter(s): ${missing.join(', ')}.`, { fields: missing });

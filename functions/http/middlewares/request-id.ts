@@ -19,7 +19,8 @@ export function requestId(opts: RequestIdOptions = {}) {
     };
   };
   const requestIdMiddlewareAfter = (request: HttpRequest): void => {
-    if (request.response) request.response.headers = { ...request.response.headers, [header]: request.context.http?.requestId ?? 'unknown' };
+    if (request.response)
+      request.response.headers = { ...request.response.headers, [header]: request.context.http?.requestId ?? 'unknown' };
   };
   return { before: requestIdMiddlewareBefore, after: requestIdMiddlewareAfter, onError: requestIdMiddlewareAfter };
 }

@@ -57,7 +57,11 @@ export const permalinkPage: Page = {
       if (!versions.length) return page(404, display, `<h1>${h(display)}</h1><p>No version of this section is on file.</p>`);
       const list = versionTable(versions, current);
       if (!current) {
-        return page(404, display, `<h1>${h(display)}</h1><p class="notice">Nothing under this citation was in force on ${h(asOf)}. asof never shows a nearest version instead.</p>${list}`);
+        return page(
+          404,
+          display,
+          `<h1>${h(display)}</h1><p class="notice">Nothing under this citation was in force on ${h(asOf)}. asof never shows a nearest version instead.</p>${list}`,
+        );
       }
       const p = current.provenance;
       const note = serviceNote(current);
@@ -75,7 +79,8 @@ export const permalinkPage: Page = {
           list,
       );
     } catch (err) {
-      if (err instanceof StoreUnavailableError) return page(503, 'Unavailable', '<h1>Temporarily unavailable</h1><p>The law store is unreachable; try again shortly.</p>');
+      if (err instanceof StoreUnavailableError)
+        return page(503, 'Unavailable', '<h1>Temporarily unavailable</h1><p>The law store is unreachable; try again shortly.</p>');
       throw err;
     }
   },

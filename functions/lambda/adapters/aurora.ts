@@ -2,7 +2,7 @@ import { Signer } from '@aws-sdk/rds-signer';
 import pg from 'pg';
 import { PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { poolClient } from '#stores/postgres/sql-client.ts';
-import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, ENV, regionOf, type LambdaEnv } from '../env.ts';
+import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, ENV, type LambdaEnv, regionOf } from '../env.ts';
 
 /** pg to Aurora through RDS Proxy with IAM authentication: a fresh token per new connection, no password held. */
 export function caseLawStore(env: LambdaEnv): PostgresCaseLawStore | null {

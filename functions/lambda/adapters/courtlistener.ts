@@ -1,6 +1,6 @@
-import { NO_FALLBACK, type FallbackConfig } from '#runtime/services.ts';
+import { type FallbackConfig, NO_FALLBACK } from '#runtime/services.ts';
 import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
-import { ENV, regionOf, type LambdaEnv } from '../env.ts';
+import { ENV, type LambdaEnv, regionOf } from '../env.ts';
 
 const positive = (raw: string | undefined, fallback: number): number => {
   const n = Number(raw);

@@ -6,8 +6,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { forEachBounded } from '#stores/dynamodb/client.ts';
-import { ENV, regionOf, type LambdaEnv } from '../env.ts';
-import { SourceNotFoundError, pathBelow, type SourceFiles } from '../jobs/source-files.ts';
+import { ENV, type LambdaEnv, regionOf } from '../env.ts';
+import { pathBelow, type SourceFiles, SourceNotFoundError } from '../jobs/source-files.ts';
 
 /** Downloads at once: S3 serves many small objects (one D.C. Code section version each) best in parallel. */
 const DOWNLOADS_IN_FLIGHT = 16;
@@ -48,7 +48,9 @@ export class S3SourceFiles implements SourceFiles {
     const found: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: name, ...(token && { ContinuationToken: token }) }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: name, ...(token && { ContinuationToken: token }) }),
+      );
       for (const o of page.Contents ?? []) {
         if (o.Key && (o.Key === name || (o.Key.startsWith(folder) && !o.Key.endsWith('/')))) found.push(o.Key);
       }

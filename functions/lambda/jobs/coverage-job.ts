@@ -1,6 +1,6 @@
 import { CoverageService } from '#ops/coverage.ts';
 import { jobLambda } from '../job-entry.ts';
-import { jobStores, type JobOptions } from './job-stores.ts';
+import { type JobOptions, jobStores } from './job-stores.ts';
 
 /**
  * The coverage refresh: recompute the coverage matrix from the key histories and store it for /law/coverage (on AWS

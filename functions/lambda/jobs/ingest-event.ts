@@ -36,7 +36,9 @@ export const ingestEventSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('dc-code'),
     /** The manifest; its folder is fetched with it, since the manifest names its files relative to itself. */
-    manifest: sourceName.refine((n) => n.includes('/'), { message: 'must sit in a folder with the files it names, e.g. dc-code/manifest.csv' }),
+    manifest: sourceName.refine((n) => n.includes('/'), {
+      message: 'must sit in a folder with the files it names, e.g. dc-code/manifest.csv',
+    }),
     retrievedAt: retrievedAt.optional(),
   }),
   z.strictObject({

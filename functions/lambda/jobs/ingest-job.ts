@@ -1,16 +1,16 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { CaseLawStore } from '#caselaw/ports.ts';
-import { loadFormatRecords } from '#formats/registry.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
+import { loadFormatRecords } from '#formats/registry.ts';
 import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
 import type { IngestReport } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { ENV } from '../env.ts';
-import { JobRefusedError, jobLambda, type JobContext } from '../job-entry.ts';
+import { type JobContext, JobRefusedError, jobLambda } from '../job-entry.ts';
 import { localIngestRequest, localPaths, parseIngestEvent } from './ingest-event.ts';
-import { jobStores, type JobOptions } from './job-stores.ts';
+import { type JobOptions, jobStores } from './job-stores.ts';
 import { JOB_METRICS } from './metrics.ts';
-import { SourceNotFoundError, type SourceFiles } from './source-files.ts';
+import { type SourceFiles, SourceNotFoundError } from './source-files.ts';
 
 /**
  * An ingest run: the event names the source kind and the files in the sources bucket (ingest-event.ts); they are
@@ -61,7 +61,13 @@ export function ingestHandler(options: JobOptions) {
       return {
         kind: parsed.kind,
         from: sources.origin,
-        editions: reports.map((r) => ({ edition: r.edition.id, label: r.edition.label, documents: r.documents, changedKeys: r.changedKeys, writes: r.writes })),
+        editions: reports.map((r) => ({
+          edition: r.edition.id,
+          label: r.edition.label,
+          documents: r.documents,
+          changedKeys: r.changedKeys,
+          writes: r.writes,
+        })),
         formatRecords: { valid: formats.loaded.length, refused: formats.refused.length },
       };
     } finally {

@@ -2,7 +2,7 @@ import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { SearchIndex } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
-import { ENV, TABLE_ENV, type LambdaEnv } from '../env.ts';
+import { ENV, type LambdaEnv, TABLE_ENV } from '../env.ts';
 import type { SourceFiles } from './source-files.ts';
 
 /** What a job's entry brings beyond DynamoDB (passed in, so that a job bundles OpenSearch or S3 only when it uses them). */
@@ -36,7 +36,8 @@ export function jobStores(options: JobOptions) {
   const env = options.env ?? process.env;
   const stores = dynamoStores(env);
   const { versions, ops, formats } = stores;
-  if (!versions || !ops || !formats) throw new Error(`${!versions ? TABLE_ENV.versions : TABLE_ENV.ops} is not set in the function's environment`);
+  if (!versions || !ops || !formats)
+    throw new Error(`${!versions ? TABLE_ENV.versions : TABLE_ENV.ops} is not set in the function's environment`);
   return {
     versions,
     ops,

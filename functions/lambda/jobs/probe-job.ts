@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PROBE_INTERVAL_SECONDS, probeCorpus } from '#ops/health.ts';
 import { jobLambda } from '../job-entry.ts';
-import { jobStores, type JobOptions } from './job-stores.ts';
+import { type JobOptions, jobStores } from './job-stores.ts';
 import { JOB_METRICS } from './metrics.ts';
 
 /**

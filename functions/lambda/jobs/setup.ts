@@ -9,12 +9,12 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import type { Client } from '@opensearch-project/opensearch';
 import pg from 'pg';
 import * as z from 'zod';
-import { domainSetupRequests, setUpSearchDomain, type SearchAccess, type SearchSetupReport } from '#stores/opensearch/domain-setup.ts';
+import { domainSetupRequests, type SearchAccess, type SearchSetupReport, setUpSearchDomain } from '#stores/opensearch/domain-setup.ts';
 import { OpenSearchSearchIndex } from '#stores/opensearch/search-index.ts';
-import { setUpCaseLawDatabase, type AdminConnect, type CaseLawAccess, type CaseLawSetupReport } from '#stores/postgres/caselaw-setup.ts';
+import { type AdminConnect, type CaseLawAccess, type CaseLawSetupReport, setUpCaseLawDatabase } from '#stores/postgres/caselaw-setup.ts';
 import { poolClient } from '#stores/postgres/sql-client.ts';
 import { signedOpenSearchClient } from '../adapters/opensearch.ts';
-import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, DEFAULT_SEARCH_INDEX, ENV, regionOf, type LambdaEnv } from '../env.ts';
+import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, DEFAULT_SEARCH_INDEX, ENV, type LambdaEnv, regionOf } from '../env.ts';
 import { jobLambda } from '../job-entry.ts';
 
 export interface SetupDeps {
@@ -33,11 +33,19 @@ export async function runSetup(deps: SetupDeps): Promise<SetupReport> {
     deps.caselaw && setUpCaseLawDatabase(deps.caselaw.connect, deps.caselaw.access),
     deps.search && setUpSearchDomain(deps.search.client, deps.search.index, deps.search.access),
   ]);
-  const outcomes = [['case-law database', caselaw], ['search domain', search]] as const;
-  const failures = outcomes.flatMap(([part, outcome]) => (outcome.status === 'rejected' ? [{ part, reason: outcome.reason as unknown }] : []));
+  const outcomes = [
+    ['case-law database', caselaw],
+    ['search domain', search],
+  ] as const;
+  const failures = outcomes.flatMap(([part, outcome]) =>
+    outcome.status === 'rejected' ? [{ part, reason: outcome.reason as unknown }] : [],
+  );
   if (failures.length) {
     const message = failures.map(({ part, reason }) => `${part}: ${reason instanceof Error ? reason.message : String(reason)}`).join('; ');
-    throw new AggregateError(failures.map((f) => f.reason), `setup failed: ${message}`);
+    throw new AggregateError(
+      failures.map((f) => f.reason),
+      `setup failed: ${message}`,
+    );
   }
   return {
     ...(caselaw.status === 'fulfilled' && caselaw.value && { caselaw: caselaw.value }),

@@ -1,12 +1,12 @@
 import {
   APIGatewayClient,
+  type ApiKey,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
-  UpdateApiKeyCommand,
   paginateGetApiKeys,
   paginateGetUsagePlans,
-  type ApiKey,
+  UpdateApiKeyCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { usagePlanName } from '#accounts/gateway-tier.ts';
@@ -53,7 +53,9 @@ export class ApiGatewayKeys implements GatewayKeys {
     const keys = await this.keysNamed(keyId);
     for (const key of keys) {
       if (key.enabled === false || !key.id) continue;
-      await this.client.send(new UpdateApiKeyCommand({ apiKey: key.id, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }));
+      await this.client.send(
+        new UpdateApiKeyCommand({ apiKey: key.id, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }),
+      );
     }
     return keys.length > 0;
   }
@@ -64,7 +66,11 @@ export class ApiGatewayKeys implements GatewayKeys {
     for await (const page of paginateGetUsagePlans({ client: this.client, pageSize: PAGE }, {})) plans.push(...(page.items ?? []));
     const named = plans.filter((p) => p.name === name);
     if (named.length !== 1 || !named[0]!.id) {
-      throw new Error(named.length ? `${named.length} usage plans are named ${name}; expected one` : `no usage plan named ${name}: is the stage deployed?`);
+      throw new Error(
+        named.length
+          ? `${named.length} usage plans are named ${name}; expected one`
+          : `no usage plan named ${name}: is the stage deployed?`,
+      );
     }
     return named[0]!.id;
   }

@@ -21,7 +21,11 @@ export class CachingAccountStore implements AccountStore {
     private readonly base: AccountStore,
     options: CachingAccountStoreOptions,
   ) {
-    this.byHash = new StampedCache(() => options.stamps.stamp(options.table), options.maxBytes ?? 8 * 1024 * 1024, () => 1024);
+    this.byHash = new StampedCache(
+      () => options.stamps.stamp(options.table),
+      options.maxBytes ?? 8 * 1024 * 1024,
+      () => 1024,
+    );
   }
 
   findByHash(hash: string): Promise<ApiKeyRecord | null> {

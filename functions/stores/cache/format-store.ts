@@ -11,7 +11,11 @@ export class CachingFormatStore implements FormatStore {
     private readonly base: FormatStore,
     options: { stamps: ChangeStamps; table: string },
   ) {
-    this.all = new StampedCache(() => options.stamps.stamp(options.table), 1, () => 1);
+    this.all = new StampedCache(
+      () => options.stamps.stamp(options.table),
+      1,
+      () => 1,
+    );
   }
 
   listRecords(): Promise<StoredFormatRecord[]> {

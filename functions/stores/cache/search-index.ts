@@ -10,8 +10,7 @@ export interface CachingSearchIndexOptions {
   maxBytes?: number;
 }
 
-const hitBytes = (hits: SearchHit[]): number =>
-  256 + hits.reduce((n, h) => n + 2 * (h.snippet.length + h.catchline.length) + 1024, 0);
+const hitBytes = (hits: SearchHit[]): number => 256 + hits.reduce((n, h) => n + 2 * (h.snippet.length + h.catchline.length) + 1024, 0);
 
 /**
  * A SearchIndex that keeps the results of repeated queries until the index changes: the answer to the same query

@@ -1,4 +1,4 @@
-import { refId, type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
+import { type Corpus, refId, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
 import { localDateOf } from '#shared/dates.ts';
 import type { ChangeStamps } from './change-stamps.ts';
@@ -67,7 +67,9 @@ export class CachingVersionStore implements VersionStore {
   }
 
   nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]> {
-    return this.neighbours.through(`${jurisdiction}#${corpus}#${limit}#${key}`, () => this.base.nearbyKeys(jurisdiction, corpus, key, limit));
+    return this.neighbours.through(`${jurisdiction}#${corpus}#${limit}#${key}`, () =>
+      this.base.nearbyKeys(jurisdiction, corpus, key, limit),
+    );
   }
 
   carries(jurisdiction: string, corpus?: Corpus): Promise<boolean> {

@@ -32,7 +32,16 @@ const ProviderCluster = z.looseObject({
   citation_count: z.number().int().nullish(),
   judges: z.string().nullish(),
   slug: z.string().nullish(),
-  citations: z.array(z.looseObject({ volume: z.union([z.string(), z.number()]), reporter: z.string(), page: z.union([z.string(), z.number()]), type: z.number().int().nullish() })).nullish(),
+  citations: z
+    .array(
+      z.looseObject({
+        volume: z.union([z.string(), z.number()]),
+        reporter: z.string(),
+        page: z.union([z.string(), z.number()]),
+        type: z.number().int().nullish(),
+      }),
+    )
+    .nullish(),
 });
 
 const ProviderResults = z.array(
@@ -65,7 +74,12 @@ export function clusterFromProvider(c: z.infer<typeof ProviderCluster>): Cluster
     citationCount: c.citation_count ?? 0,
     judges: c.judges ?? '',
     courtCitationString: '',
-    citations: (c.citations ?? []).map((x) => ({ volume: String(x.volume), reporter: x.reporter, page: String(x.page), type: x.type ?? 0 })),
+    citations: (c.citations ?? []).map((x) => ({
+      volume: String(x.volume),
+      reporter: x.reporter,
+      page: String(x.page),
+      type: x.type ?? 0,
+    })),
   };
 }
 

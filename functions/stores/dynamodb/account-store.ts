@@ -1,4 +1,12 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { AccountStore, ApiKeyRecord } from '#accounts/ports.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
 import { chunk, guarded, isConditionFailure, untilProcessed } from './client.ts';
@@ -40,7 +48,9 @@ export class DynamoAccountStore implements AccountStore {
   /** Writes `item` unless an item with its key exists; false when one does. */
   private async putNew(item: Record<string, unknown>): Promise<boolean> {
     try {
-      await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
+      await this.call(() =>
+        this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })),
+      );
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -76,12 +86,16 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   private async idItem(id: string): Promise<IdItem | null> {
-    const out = await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: idItemKey(id), ConsistentRead: true })));
+    const out = await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: idItemKey(id), ConsistentRead: true })),
+    );
     return (out.Item as IdItem | undefined) ?? null;
   }
 
   private async keyItem(hash: string): Promise<ApiKeyRecord | null> {
-    const out = await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyItemKey(hash), ConsistentRead: true })));
+    const out = await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyItemKey(hash), ConsistentRead: true })),
+    );
     return out.Item ? recordOf(out.Item) : null;
   }
 
@@ -117,13 +131,17 @@ export class DynamoAccountStore implements AccountStore {
 
     const records: ApiKeyRecord[] = [];
     for (const part of chunk(pointers, 100)) {
-      await untilProcessed('listKeys', part.map((p) => keyItemKey(p.hash)), async (pending) => {
-        const out = await this.call(() =>
-          this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
-        );
-        records.push(...(out.Responses?.[this.tableName] ?? []).map(recordOf));
-        return (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Array<ReturnType<typeof keyItemKey>>;
-      });
+      await untilProcessed(
+        'listKeys',
+        part.map((p) => keyItemKey(p.hash)),
+        async (pending) => {
+          const out = await this.call(() =>
+            this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
+          );
+          records.push(...(out.Responses?.[this.tableName] ?? []).map(recordOf));
+          return (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Array<ReturnType<typeof keyItemKey>>;
+        },
+      );
     }
     const ids = new Set(pointers.map((p) => p.sk));
     return records.filter((r) => ids.has(r.id)).sort(byCreation);
@@ -140,7 +158,8 @@ export class DynamoAccountStore implements AccountStore {
             Key: keyItemKey(pointer.hash),
             UpdateExpression: 'SET #revokedAt = :at',
             // Only the first revocation counts: a repeated call changes nothing and returns the record as it is.
-            ConditionExpression: 'attribute_exists(pk) AND #id = :id AND (attribute_not_exists(#revokedAt) OR attribute_type(#revokedAt, :null))',
+            ConditionExpression:
+              'attribute_exists(pk) AND #id = :id AND (attribute_not_exists(#revokedAt) OR attribute_type(#revokedAt, :null))',
             ExpressionAttributeNames: { '#id': 'id', '#revokedAt': 'revokedAt' },
             ExpressionAttributeValues: { ':at': at, ':id': id, ':null': 'NULL' },
             ReturnValues: 'ALL_NEW',
@@ -156,6 +175,8 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async ping(): Promise<void> {
-    await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })));
+    await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })),
+    );
   }
 }

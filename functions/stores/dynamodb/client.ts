@@ -24,7 +24,11 @@ const AWS_TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 10_000 };
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
   const timeouts = options.endpoint ? LOCAL_TIMEOUTS : AWS_TIMEOUTS;
   // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes.
-  const requestHandler = { ...timeouts, ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }), throwOnRequestTimeout: true };
+  const requestHandler = {
+    ...timeouts,
+    ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }),
+    throwOnRequestTimeout: true,
+  };
   const config: DynamoDBClientConfig = options.endpoint
     ? {
         endpoint: options.endpoint,
@@ -80,8 +84,7 @@ export async function guarded<T>(store: DynamoStoreName, call: () => Promise<T>)
   }
 }
 
-export const isConditionFailure = (err: unknown): boolean =>
-  err instanceof Error && err.name === 'ConditionalCheckFailedException';
+export const isConditionFailure = (err: unknown): boolean => err instanceof Error && err.name === 'ConditionalCheckFailedException';
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -115,17 +118,14 @@ const MAX_IDLE_ROUNDS = 8;
  * Repeats a batch call on what it left unprocessed. A round that made progress (DynamoDB also leaves items over for
  * response size, not only throttling) goes again at once; rounds without progress back off exponentially, with jitter.
  */
-export async function untilProcessed<T>(
-  what: string,
-  initial: T[],
-  round: (pending: T[]) => Promise<T[]>,
-): Promise<void> {
+export async function untilProcessed<T>(what: string, initial: T[], round: (pending: T[]) => Promise<T[]>): Promise<void> {
   let pending = initial;
   let idle = 0;
   while (pending.length) {
     const left = await round(pending);
     if (left.length < pending.length) idle = 0;
-    else if (++idle > MAX_IDLE_ROUNDS) throw new Error(`${what}: ${left.length} item(s) stayed unprocessed after ${MAX_IDLE_ROUNDS} retries`);
+    else if (++idle > MAX_IDLE_ROUNDS)
+      throw new Error(`${what}: ${left.length} item(s) stayed unprocessed after ${MAX_IDLE_ROUNDS} retries`);
     if (idle) await sleep(Math.min(2_000, 25 * 2 ** idle) * (0.5 + Math.random() / 2));
     pending = left;
   }
@@ -138,7 +138,9 @@ function valueBytes(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
   if (typeof value === 'number' || typeof value === 'bigint') {
-    const digits = String(value).replace(/^-|\.|e.*$/gi, '').replace(/^0+|0+$/g, '').length;
+    const digits = String(value)
+      .replace(/^-|\.|e.*$/gi, '')
+      .replace(/^0+|0+$/g, '').length;
     return 1 + Math.ceil(Math.max(1, digits) / 2);
   }
   if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + valueBytes(v), 0);

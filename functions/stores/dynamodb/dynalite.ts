@@ -1,7 +1,7 @@
 /** An embedded DynamoDB (dynalite) on 127.0.0.1: in memory, or LevelDB on disk when given a path. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import type { WriteTracker } from '#stores/cache/change-stamps.ts';
 
 interface DynaliteOptions {

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredFormatRecord } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
 import { assertItemFits, guarded } from './client.ts';

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { ChargeRequest, ChargeResult, MeterStore, MeterUsage, RefundRequest, UsageRecord } from '#accounts/ports.ts';
 import type { MeterWindows } from '#accounts/windows.ts';
 import { chunk, guarded, isConditionFailure, untilProcessed } from './client.ts';
@@ -33,7 +40,14 @@ const dayName = (day: string) => `d${day}`;
 /** A set cannot be empty: the member a fresh `prevIds` holds when there was no earlier minute. */
 const NO_IDS = '-';
 const MAX_ATTEMPTS = 6;
-const ATTRIBUTES = { '#units': 'units', '#minute': 'minute', '#requests': 'requests', '#ids': 'ids', '#prevIds': 'prevIds', '#expiresAt': 'expiresAt' };
+const ATTRIBUTES = {
+  '#units': 'units',
+  '#minute': 'minute',
+  '#requests': 'requests',
+  '#ids': 'ids',
+  '#prevIds': 'prevIds',
+  '#expiresAt': 'expiresAt',
+};
 const DAY_SECONDS = 86_400;
 const MINUTE_HINTS = 50_000;
 
@@ -99,7 +113,9 @@ export class DynamoMeterStore implements MeterStore {
       // Try first the form the item most likely needs: a key this process last counted in this minute is still in
       // it; any other call most likely opens a new minute. Either way both are tried, so the hint only saves a write.
       const first = this.minuteSeen.get(req.keyId) === minute ? 'same-minute' : 'new-minute';
-      const counted = (await this.tryCharge(req, windows, first)) ?? (await this.tryCharge(req, windows, first === 'same-minute' ? 'new-minute' : 'same-minute'));
+      const counted =
+        (await this.tryCharge(req, windows, first)) ??
+        (await this.tryCharge(req, windows, first === 'same-minute' ? 'new-minute' : 'same-minute'));
       if (counted) {
         this.remember(req.keyId, counted.minute);
         return { admitted: true, usage: usageOf(counted, windows) };
@@ -201,12 +217,15 @@ export class DynamoMeterStore implements MeterStore {
   async month(keyId: string, month: string): Promise<{ units: number; days: Record<string, number> }> {
     const item = await this.read(keyId, month);
     const days: Record<string, number> = {};
-    for (const [name, value] of Object.entries(item ?? {})) if (/^d\d\d$/.test(name) && typeof value === 'number' && value > 0) days[name.slice(1)] = value;
+    for (const [name, value] of Object.entries(item ?? {}))
+      if (/^d\d\d$/.test(name) && typeof value === 'number' && value > 0) days[name.slice(1)] = value;
     return { units: item?.units ?? 0, days };
   }
 
   private async read(keyId: string, month: string): Promise<CounterItem | undefined> {
-    const out = await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: counterKey(keyId, month), ConsistentRead: true })));
+    const out = await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: counterKey(keyId, month), ConsistentRead: true })),
+    );
     return out.Item as CounterItem | undefined;
   }
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
 import { assertItemFits, guarded, isConditionFailure } from './client.ts';
 
@@ -216,7 +216,9 @@ export class DynamoOpsStore implements OpsStore {
   }
 
   async ping(): Promise<void> {
-    await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })));
+    await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })),
+    );
   }
 
   async quotaUsed(name: string): Promise<number> {

@@ -1,5 +1,5 @@
 /** The tables as plain data (the CDK stack builds the same tables from it), and local creation. */
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export type TableKind = 'versions' | 'accounts' | 'meters' | 'ops';
@@ -47,7 +47,11 @@ export const tableNames = (prefix: string): TableNames => ({
 });
 
 function createTableInput(spec: TableSpec, tableName: string): CreateTableCommandInput {
-  const keyAttributes = [spec.partitionKey, spec.sortKey, ...spec.globalSecondaryIndexes.flatMap((i) => (i.sortKey ? [i.partitionKey, i.sortKey] : [i.partitionKey]))];
+  const keyAttributes = [
+    spec.partitionKey,
+    spec.sortKey,
+    ...spec.globalSecondaryIndexes.flatMap((i) => (i.sortKey ? [i.partitionKey, i.sortKey] : [i.partitionKey])),
+  ];
   const definitions = [...new Map(keyAttributes.map((a) => [a.name, a])).values()];
   return {
     TableName: tableName,
@@ -105,7 +109,10 @@ async function ensureTable(client: DynamoDBDocumentClient, spec: TableSpec, tabl
   if (created && spec.timeToLiveAttribute) {
     try {
       await client.send(
-        new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: spec.timeToLiveAttribute, Enabled: true } }),
+        new UpdateTimeToLiveCommand({
+          TableName: tableName,
+          TimeToLiveSpecification: { AttributeName: spec.timeToLiveAttribute, Enabled: true },
+        }),
       );
     } catch (err) {
       // dynalite has no TTL (UnknownOperationException): expired items stay; nothing relies on their removal.

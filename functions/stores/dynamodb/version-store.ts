@@ -1,17 +1,17 @@
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
   type QueryCommandInput,
+  ScanCommand,
   type ScanCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { COLLECTIONS } from '#law/collections.ts';
-import { CORPORA, refId, summarize, type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
+import { CORPORA, type Corpus, refId, type SectionRef, type SectionVersion, summarize, type VersionSummary } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
@@ -87,7 +87,8 @@ export class DynamoVersionStore implements VersionStore {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': refId(ref) },
       // Never the texts: a key's list stays small however long its sections are.
-      ProjectionExpression: '#citation, #catchline, #status, #validFrom, #validTo, #temporalBasis, #provenance.#versionLabel, #provenance.#contentHash',
+      ProjectionExpression:
+        '#citation, #catchline, #status, #validFrom, #validTo, #temporalBasis, #provenance.#versionLabel, #provenance.#contentHash',
       ExpressionAttributeNames: {
         '#citation': 'citation',
         '#catchline': 'catchline',
@@ -199,13 +200,23 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async putHistory(history: KeyHistory): Promise<void> {
-    const item: Item = { pk: historyPk(history.jurisdiction, history.corpus), sk: history.key, itemKind: 'history', ...history, rev: history.rev + 1 };
+    const item: Item = {
+      pk: historyPk(history.jurisdiction, history.corpus),
+      sk: history.key,
+      itemKind: 'history',
+      ...history,
+      rev: history.rev + 1,
+    };
     const what = `key history ${history.jurisdiction}#${history.corpus}#${history.key}`;
     assertItemFits(item, what);
     const condition =
       history.rev === 0
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': history.rev } };
+        : {
+            ConditionExpression: '#rev = :rev',
+            ExpressionAttributeNames: { '#rev': 'rev' },
+            ExpressionAttributeValues: { ':rev': history.rev },
+          };
     try {
       await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ...condition })));
     } catch (err) {
@@ -303,7 +314,9 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async ping(): Promise<void> {
-    await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })));
+    await this.call(() =>
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })),
+    );
   }
 
   /** Every item a query selects, page by page; `pageLimit` caps each page (for reads that stop early). */
@@ -313,7 +326,13 @@ export class DynamoVersionStore implements VersionStore {
       const limit = pageLimit?.();
       const out = await this.call(() =>
         this.doc.send(
-          new QueryCommand({ ...input, TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: start, ...(limit && { Limit: limit }) }),
+          new QueryCommand({
+            ...input,
+            TableName: this.tableName,
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+            ...(limit && { Limit: limit }),
+          }),
         ),
       );
       yield* out.Items ?? [];

@@ -41,7 +41,10 @@ const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
  */
 const ROLE_PERMISSIONS = {
   [SEARCH_READ_ROLE]: { cluster: ['cluster:monitor/health'], index: ['read'] },
-  [SEARCH_WRITE_ROLE]: { cluster: ['cluster:monitor/health', 'indices:data/write/bulk'], index: ['read', 'write', 'delete', 'indices:admin/refresh*'] },
+  [SEARCH_WRITE_ROLE]: {
+    cluster: ['cluster:monitor/health', 'indices:data/write/bulk'],
+    index: ['read', 'write', 'delete', 'indices:admin/refresh*'],
+  },
 } as const;
 
 /**
@@ -68,7 +71,10 @@ const roleArns = (arns: readonly string[], what: string): string[] => {
 /** The requests that bring the domain's security and the index's settings to the wanted state, in order. */
 export function domainSetupRequests(access: SearchAccess): DomainRequest[] {
   if (!INDEX_NAME.test(access.index)) throw new Error(`Invalid index name '${access.index}'`);
-  const mapped = { [SEARCH_READ_ROLE]: roleArns(access.readRoles, 'read roles'), [SEARCH_WRITE_ROLE]: roleArns(access.writeRoles, 'write roles') };
+  const mapped = {
+    [SEARCH_READ_ROLE]: roleArns(access.readRoles, 'read roles'),
+    [SEARCH_WRITE_ROLE]: roleArns(access.writeRoles, 'write roles'),
+  };
   const security = Object.entries(ROLE_PERMISSIONS).flatMap(([role, permissions]): DomainRequest[] => [
     {
       method: 'PUT',

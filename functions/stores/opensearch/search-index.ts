@@ -1,6 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
-import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { OPEN_END, OPEN_END_DATE } from '#law/model.ts';
+import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
@@ -142,7 +142,8 @@ export class OpenSearchSearchIndex implements SearchIndex {
   }
 
   async remove(ids: readonly string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += BULK_BATCH) await this.bulk(ids.slice(i, i + BULK_BATCH).map((id) => ({ delete: { _index: this.index, _id: id } })));
+    for (let i = 0; i < ids.length; i += BULK_BATCH)
+      await this.bulk(ids.slice(i, i + BULK_BATCH).map((id) => ({ delete: { _index: this.index, _id: id } })));
   }
 
   async search(query: SearchQuery): Promise<SearchHit[]> {

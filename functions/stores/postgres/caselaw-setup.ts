@@ -107,11 +107,18 @@ export async function readAccess(db: SqlClient, access: CaseLawAccess): Promise<
   );
   const r = role.rows[0];
   state[`role ${a.user}`] = r
-    ? [r.login ? 'LOGIN' : 'NOLOGIN', r.createdb ? 'CREATEDB' : 'NOCREATEDB', r.createrole ? 'CREATEROLE' : 'NOCREATEROLE', r.inherit ? 'INHERIT' : 'NOINHERIT'].join(' ')
+    ? [
+        r.login ? 'LOGIN' : 'NOLOGIN',
+        r.createdb ? 'CREATEDB' : 'NOCREATEDB',
+        r.createrole ? 'CREATEROLE' : 'NOCREATEROLE',
+        r.inherit ? 'INHERIT' : 'NOINHERIT',
+      ].join(' ')
     : 'absent';
   const readable = await db.query<{ readable: boolean }>(`SELECT has_table_privilege('pg_catalog.pg_authid', 'SELECT') AS readable`);
   if (readable.rows[0]?.readable) {
-    const pw = await db.query<{ has: boolean }>('SELECT rolpassword IS NOT NULL AS has FROM pg_catalog.pg_authid WHERE rolname = $1', [a.user]);
+    const pw = await db.query<{ has: boolean }>('SELECT rolpassword IS NOT NULL AS has FROM pg_catalog.pg_authid WHERE rolname = $1', [
+      a.user,
+    ]);
     state[`password of ${a.user}`] = pw.rows[0] ? (pw.rows[0].has ? 'set' : 'none') : 'absent';
   }
   const member = await db.query<{ member: boolean }>(
@@ -122,9 +129,15 @@ export async function readAccess(db: SqlClient, access: CaseLawAccess): Promise<
     [a.user, a.iamRole],
   );
   state[`${a.user} in ${a.iamRole}`] = member.rows[0]?.member ? 'member' : 'not a member';
-  const dbAcl = await db.query<{ acl: string }>(`SELECT ${aclText('datacl', 'd', 'datdba')} AS acl FROM pg_catalog.pg_database WHERE datname = $1`, [a.database]);
+  const dbAcl = await db.query<{ acl: string }>(
+    `SELECT ${aclText('datacl', 'd', 'datdba')} AS acl FROM pg_catalog.pg_database WHERE datname = $1`,
+    [a.database],
+  );
   state[`database ${a.database}`] = dbAcl.rows[0]?.acl ?? 'absent';
-  const schemaAcl = await db.query<{ acl: string }>(`SELECT ${aclText('nspacl', 'n', 'nspowner')} AS acl FROM pg_catalog.pg_namespace WHERE nspname = $1`, [a.schema]);
+  const schemaAcl = await db.query<{ acl: string }>(
+    `SELECT ${aclText('nspacl', 'n', 'nspowner')} AS acl FROM pg_catalog.pg_namespace WHERE nspname = $1`,
+    [a.schema],
+  );
   state[`schema ${a.schema}`] = schemaAcl.rows[0]?.acl ?? 'absent';
   const tables = await db.query<{ name: string; acl: string }>(
     `SELECT c.relname AS name, ${aclText('c.relacl', 'r', 'c.relowner')} AS acl

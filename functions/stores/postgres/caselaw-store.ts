@@ -5,7 +5,7 @@
  */
 import type { CaseLawStore, CitationRow, CitedByCursor, CitingCase, ClusterRecord, ReplicaBatch } from '#caselaw/ports.ts';
 import { formKey } from '#caselaw/ports.ts';
-import { migrate, quoteSchema, type Migration } from './migrations.ts';
+import { type Migration, migrate, quoteSchema } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
 
 export const DEFAULT_CASELAW_SCHEMA = 'caselaw';
@@ -212,7 +212,9 @@ export class PostgresCaseLawStore implements CaseLawStore {
   }
 
   async courts(): Promise<Array<{ id: string; citationString: string }>> {
-    const { rows } = await this.sql.query<{ id: string; citation_string: string }>(`SELECT id, citation_string FROM ${this.s}.search_court WHERE citation_string <> ''`);
+    const { rows } = await this.sql.query<{ id: string; citation_string: string }>(
+      `SELECT id, citation_string FROM ${this.s}.search_court WHERE citation_string <> ''`,
+    );
     return rows.map((r) => ({ id: r.id, citationString: r.citation_string }));
   }
 
@@ -239,8 +241,18 @@ export class PostgresCaseLawStore implements CaseLawStore {
          ON CONFLICT (id) DO UPDATE SET full_name = excluded.full_name, short_name = excluded.short_name, citation_string = excluded.citation_string,
            jurisdiction = excluded.jurisdiction, position = excluded.position, start_date = excluded.start_date, end_date = excluded.end_date,
            in_use = excluded.in_use, url = excluded.url`,
-        [part.map((c) => c.id), part.map((c) => c.fullName), part.map((c) => c.shortName), part.map((c) => c.citationString), part.map((c) => c.jurisdiction),
-          part.map((c) => c.position), part.map((c) => c.startDate), part.map((c) => c.endDate), part.map((c) => c.inUse), part.map((c) => c.url)],
+        [
+          part.map((c) => c.id),
+          part.map((c) => c.fullName),
+          part.map((c) => c.shortName),
+          part.map((c) => c.citationString),
+          part.map((c) => c.jurisdiction),
+          part.map((c) => c.position),
+          part.map((c) => c.startDate),
+          part.map((c) => c.endDate),
+          part.map((c) => c.inUse),
+          part.map((c) => c.url),
+        ],
       );
     }
     for (const part of chunks(unique(batch.dockets, (d) => d.id))) {
@@ -248,7 +260,13 @@ export class PostgresCaseLawStore implements CaseLawStore {
         `INSERT INTO ${s}.search_docket (id, court_id, case_name, docket_number, slug)
          SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
          ON CONFLICT (id) DO UPDATE SET court_id = excluded.court_id, case_name = excluded.case_name, docket_number = excluded.docket_number, slug = excluded.slug`,
-        [part.map((d) => d.id), part.map((d) => d.courtId), part.map((d) => d.caseName), part.map((d) => d.docketNumber), part.map((d) => d.slug)],
+        [
+          part.map((d) => d.id),
+          part.map((d) => d.courtId),
+          part.map((d) => d.caseName),
+          part.map((d) => d.docketNumber),
+          part.map((d) => d.slug),
+        ],
       );
     }
     for (const part of chunks(unique(batch.clusters, (c) => c.id))) {
@@ -258,9 +276,19 @@ export class PostgresCaseLawStore implements CaseLawStore {
          ON CONFLICT (id) DO UPDATE SET docket_id = excluded.docket_id, court_id = excluded.court_id, case_name = excluded.case_name,
            case_name_full = excluded.case_name_full, case_name_short = excluded.case_name_short, date_filed = excluded.date_filed, slug = excluded.slug,
            precedential_status = excluded.precedential_status, citation_count = excluded.citation_count, judges = excluded.judges`,
-        [part.map((c) => c.id), part.map((c) => c.docketId), part.map((c) => c.courtId), part.map((c) => c.caseName), part.map((c) => c.caseNameFull),
-          part.map((c) => c.caseNameShort), part.map((c) => c.dateFiled), part.map((c) => c.slug), part.map((c) => c.precedentialStatus),
-          part.map((c) => c.citationCount), part.map((c) => c.judges)],
+        [
+          part.map((c) => c.id),
+          part.map((c) => c.docketId),
+          part.map((c) => c.courtId),
+          part.map((c) => c.caseName),
+          part.map((c) => c.caseNameFull),
+          part.map((c) => c.caseNameShort),
+          part.map((c) => c.dateFiled),
+          part.map((c) => c.slug),
+          part.map((c) => c.precedentialStatus),
+          part.map((c) => c.citationCount),
+          part.map((c) => c.judges),
+        ],
       );
     }
     for (const part of chunks(unique(batch.citations, (c) => `${c.clusterId} ${formKey(c)}`))) {
@@ -268,7 +296,13 @@ export class PostgresCaseLawStore implements CaseLawStore {
         `INSERT INTO ${s}.search_citation (cluster_id, volume, reporter, page, type)
          SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::smallint[])
          ON CONFLICT (cluster_id, volume, reporter, page) DO UPDATE SET type = excluded.type`,
-        [part.map((c) => c.clusterId), part.map((c) => c.volume), part.map((c) => c.reporter), part.map((c) => c.page), part.map((c) => c.type)],
+        [
+          part.map((c) => c.clusterId),
+          part.map((c) => c.volume),
+          part.map((c) => c.reporter),
+          part.map((c) => c.page),
+          part.map((c) => c.type),
+        ],
       );
     }
     for (const part of chunks(unique(batch.opinions, (o) => o.id))) {
@@ -276,7 +310,13 @@ export class PostgresCaseLawStore implements CaseLawStore {
         `INSERT INTO ${s}.search_opinion (id, cluster_id, type, author_str, download_url)
          SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])
          ON CONFLICT (id) DO UPDATE SET cluster_id = excluded.cluster_id, type = excluded.type, author_str = excluded.author_str, download_url = excluded.download_url`,
-        [part.map((o) => o.id), part.map((o) => o.clusterId), part.map((o) => o.type), part.map((o) => o.authorStr), part.map((o) => o.downloadUrl)],
+        [
+          part.map((o) => o.id),
+          part.map((o) => o.clusterId),
+          part.map((o) => o.type),
+          part.map((o) => o.authorStr),
+          part.map((o) => o.downloadUrl),
+        ],
       );
     }
     for (const part of chunks(unique(batch.opinionsCited, (o) => `${o.citingOpinionId} ${o.citedOpinionId}`))) {

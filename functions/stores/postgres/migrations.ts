@@ -162,7 +162,9 @@ export async function migrate(
 
 /** Versions recorded in `schema` (empty when nothing was ever migrated there). */
 export async function appliedVersions(client: SqlClient, schema: string = DEFAULT_SEARCH_SCHEMA, component = 'search'): Promise<number[]> {
-  const exists = await client.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${quoteSchema(schema)}.schema_migrations`]);
+  const exists = await client.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [
+    `${quoteSchema(schema)}.schema_migrations`,
+  ]);
   if (!exists.rows[0]?.present) return [];
   const { rows } = await client.query<{ version: number }>(
     `SELECT version FROM ${quoteSchema(schema)}.schema_migrations WHERE component = $1 ORDER BY version`,

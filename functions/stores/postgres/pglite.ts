@@ -40,7 +40,8 @@ interface ThreadReply {
   error?: { name: string; message: string; code?: string; detail?: string };
 }
 
-const revive = (e: NonNullable<ThreadReply['error']>): Error => Object.assign(new Error(e.message), { name: e.name, code: e.code, detail: e.detail });
+const revive = (e: NonNullable<ThreadReply['error']>): Error =>
+  Object.assign(new Error(e.message), { name: e.name, code: e.code, detail: e.detail });
 
 /**
  * PGlite in a worker thread: a long query (a search over hundreds of thousands of versions, a reindex) runs beside the
@@ -53,7 +54,8 @@ export async function openPgliteThread(dataDir?: string): Promise<PgliteLike> {
   let gone: Error | null = null;
 
   const ready = new Promise<void>((resolve, reject) => {
-    const onFirst = (reply: ThreadReply) => (reply.ready ? resolve() : reject(revive(reply.error ?? { name: 'Error', message: 'PGlite failed to initialize' })));
+    const onFirst = (reply: ThreadReply) =>
+      reply.ready ? resolve() : reject(revive(reply.error ?? { name: 'Error', message: 'PGlite failed to initialize' }));
     worker.once('message', onFirst);
     worker.once('error', reject);
   });
@@ -86,7 +88,9 @@ export async function openPgliteThread(dataDir?: string): Promise<PgliteLike> {
     get closed() {
       return gone !== null;
     },
-    query: async <T>(text: string, params?: unknown[]) => ({ rows: ((await send({ kind: 'query', text, ...(params && { params }) })).rows ?? []) as T[] }),
+    query: async <T>(text: string, params?: unknown[]) => ({
+      rows: ((await send({ kind: 'query', text, ...(params && { params }) })).rows ?? []) as T[],
+    }),
     exec: (text: string) => send({ kind: 'exec', text }),
     async close() {
       if (gone) return;

@@ -2,7 +2,7 @@ import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/mo
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
 import { localDateOf } from '#shared/dates.ts';
-import { BODY_FOR_PARSER, DEFAULT_SEARCH_SCHEMA, TS_CONFIG, quoteSchema } from './migrations.ts';
+import { BODY_FOR_PARSER, DEFAULT_SEARCH_SCHEMA, quoteSchema, TS_CONFIG } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
 
 export interface PostgresSearchIndexOptions {
@@ -125,7 +125,9 @@ const COLUMNS = [
   'valid_to_date',
 ] as const;
 
-const RECORD_TYPE = COLUMNS.map((c) => `${c} ${c === 'citation' || c === 'provenance' ? 'jsonb' : c.endsWith('_date') ? 'date' : 'text'}`).join(', ');
+const RECORD_TYPE = COLUMNS.map(
+  (c) => `${c} ${c === 'citation' || c === 'provenance' ? 'jsonb' : c.endsWith('_date') ? 'date' : 'text'}`,
+).join(', ');
 const UPDATABLE = COLUMNS.filter((c) => c !== 'id');
 
 /** Splits rows into statements of at most `maxBytes` of JSON and `maxRows` rows (an oversized row goes alone). */
@@ -208,7 +210,9 @@ export class PostgresSearchIndex implements SearchIndex {
 
     const params: unknown[] = [words, query.asOf, Math.floor(query.limit), HEADLINE_OPTIONS, HIT_OPEN];
     const param = (value: unknown): string => `$${params.push(value)}`;
-    const tsquery = [`plainto_tsquery('${TS_CONFIG}', $1)`, ...phrases.map((p) => `phraseto_tsquery('${TS_CONFIG}', ${param(p)})`)].join(' && ');
+    const tsquery = [`plainto_tsquery('${TS_CONFIG}', $1)`, ...phrases.map((p) => `phraseto_tsquery('${TS_CONFIG}', ${param(p)})`)].join(
+      ' && ',
+    );
     // The cheap column tests first: where the planner scans rows instead of the GIN index, a row out of scope is
     // dropped before its tsvector is read.
     const filters = [

@@ -8,7 +8,9 @@ const t = (iso: string) => new Date(iso);
 describe('EdgeLimiter', () => {
   it('allows 120 requests a minute per token, refuses the 121st, and starts again next minute', () => {
     const edge = new EdgeLimiter();
-    const verdicts = Array.from({ length: EDGE_LIMIT_PER_MINUTE + 1 }, (_, i) => edge.hit('tok', t(`2026-11-22T12:00:${String(i % 60).padStart(2, '0')}Z`)));
+    const verdicts = Array.from({ length: EDGE_LIMIT_PER_MINUTE + 1 }, (_, i) =>
+      edge.hit('tok', t(`2026-11-22T12:00:${String(i % 60).padStart(2, '0')}Z`)),
+    );
 
     expect(verdicts.slice(0, EDGE_LIMIT_PER_MINUTE).every((v) => v.allowed)).toBe(true);
     expect(verdicts.at(-1)).toEqual({ allowed: false, count: EDGE_LIMIT_PER_MINUTE + 1 });
@@ -30,18 +32,21 @@ describe('EdgeLimiter', () => {
 
   it('never allows more than the limit to one token in one minute, whatever the order (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ token: fc.constantFrom('a', 'b', 'c'), ms: fc.integer({ min: 0, max: 179_999 }) }), { maxLength: 400 }), (hits) => {
-        const edge = new EdgeLimiter(5);
-        const allowed = new Map<string, number>();
-        for (const h of [...hits].sort((x, y) => x.ms - y.ms)) {
-          const v = edge.hit(h.token, new Date(Date.UTC(2026, 10, 22, 12) + h.ms));
-          if (v.allowed) {
-            const k = `${h.token}@${Math.floor(h.ms / 60_000)}`;
-            allowed.set(k, (allowed.get(k) ?? 0) + 1);
+      fc.property(
+        fc.array(fc.record({ token: fc.constantFrom('a', 'b', 'c'), ms: fc.integer({ min: 0, max: 179_999 }) }), { maxLength: 400 }),
+        (hits) => {
+          const edge = new EdgeLimiter(5);
+          const allowed = new Map<string, number>();
+          for (const h of [...hits].sort((x, y) => x.ms - y.ms)) {
+            const v = edge.hit(h.token, new Date(Date.UTC(2026, 10, 22, 12) + h.ms));
+            if (v.allowed) {
+              const k = `${h.token}@${Math.floor(h.ms / 60_000)}`;
+              allowed.set(k, (allowed.get(k) ?? 0) + 1);
+            }
           }
-        }
-        for (const n of allowed.values()) expect(n).toBeLessThanOrEqual(5);
-      }),
+          for (const n of allowed.values()) expect(n).toBeLessThanOrEqual(5);
+        },
+      ),
     );
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gatewayTier, throttleAdmits, usagePlanName, usagePlanThrottle, type GatewayThrottle } from '#accounts/gateway-tier.ts';
+import { type GatewayThrottle, gatewayTier, throttleAdmits, usagePlanName, usagePlanThrottle } from '#accounts/gateway-tier.ts';
 import { PlanBook } from '#accounts/plans.ts';
 
 /** The meter's per-minute ceiling alone: fixed UTC minutes, at most `perMinute` admitted in each. */
@@ -31,7 +31,10 @@ function bucketRefusals(arrivalsMs: number[], { rateLimit, burstLimit }: Gateway
 
 /** Sorted arrival instants over a few minutes, clustered so that minute boundaries see bursts. */
 const arrivals = fc
-  .array(fc.oneof(fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 59_000, max: 61_000 }), fc.integer({ min: 119_900, max: 120_100 })), { maxLength: 600 })
+  .array(
+    fc.oneof(fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 59_000, max: 61_000 }), fc.integer({ min: 119_900, max: 120_100 })),
+    { maxLength: 600 },
+  )
   .map((xs) => xs.sort((a, b) => a - b));
 
 describe('the usage plans of the plan tiers', () => {
@@ -54,7 +57,10 @@ describe('the usage plans of the plan tiers', () => {
     const perMinute = 30;
     const tooSmall = { rateLimit: 1, burstLimit: perMinute };
     // A full minute's ceiling in its last second, and the next minute's in its first: the meter admits all 60.
-    const boundaryBurst = [...Array.from({ length: perMinute }, (_, i) => 59_000 + i), ...Array.from({ length: perMinute }, (_, i) => 60_000 + i)];
+    const boundaryBurst = [
+      ...Array.from({ length: perMinute }, (_, i) => 59_000 + i),
+      ...Array.from({ length: perMinute }, (_, i) => 60_000 + i),
+    ];
     expect(meterAdmitted(boundaryBurst, perMinute)).toHaveLength(60);
     expect(bucketRefusals(boundaryBurst, tooSmall)).toBeGreaterThan(0);
     expect(throttleAdmits(tooSmall, perMinute)).toBe(false);
@@ -83,6 +89,8 @@ describe('gatewayTier (the usage plan a key joins)', () => {
 
   it('refuses a key no tier can carry rather than throttle it below its ceiling', () => {
     const small = new PlanBook({ default: 'a', plans: [{ id: 'a', name: 'A', perMinute: 30, daily: 1, monthly: 1 }] });
-    expect(() => gatewayTier(small, { plan: 'a', limits: { perMinute: 100 } })).toThrow(/no plan's usage plan admits 100 requests a minute \(largest: 30\)/);
+    expect(() => gatewayTier(small, { plan: 'a', limits: { perMinute: 100 } })).toThrow(
+      /no plan's usage plan admits 100 requests a minute \(largest: 30\)/,
+    );
   });
 });

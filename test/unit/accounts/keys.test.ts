@@ -19,10 +19,14 @@ describe('API keys', () => {
   it('reject any single-character change (the checksum catches typos offline)', () => {
     const key = generateKey(false);
     fc.assert(
-      fc.property(fc.integer({ min: 10, max: key.length - 1 }), fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'), (i, ch) => {
-        fc.pre(key[i] !== ch);
-        expect(isWellFormedKey(key.slice(0, i) + ch + key.slice(i + 1))).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 10, max: key.length - 1 }),
+        fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'),
+        (i, ch) => {
+          fc.pre(key[i] !== ch);
+          expect(isWellFormedKey(key.slice(0, i) + ch + key.slice(i + 1))).toBe(false);
+        },
+      ),
     );
   });
 

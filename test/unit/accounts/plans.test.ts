@@ -31,14 +31,20 @@ describe('PlanBook', () => {
 
   it('refuses plan data that is not well formed, saying where', () => {
     expect(() => new PlanBook({ default: 'x', plans: [] })).toThrow(/plans/);
-    expect(() => new PlanBook({ default: 'a', plans: [{ id: 'a', name: 'A', perMinute: 0, daily: 1, monthly: 1 }] })).toThrow(/plans\.0\.perMinute/);
-    expect(() => new PlanBook({ default: 'b', plans: [{ id: 'a', name: 'A', perMinute: 1, daily: 1, monthly: 1 }] })).toThrow(/default plan/);
+    expect(() => new PlanBook({ default: 'a', plans: [{ id: 'a', name: 'A', perMinute: 0, daily: 1, monthly: 1 }] })).toThrow(
+      /plans\.0\.perMinute/,
+    );
+    expect(() => new PlanBook({ default: 'b', plans: [{ id: 'a', name: 'A', perMinute: 1, daily: 1, monthly: 1 }] })).toThrow(
+      /default plan/,
+    );
     const twice = { id: 'a', name: 'A', perMinute: 1, daily: 1, monthly: 1 };
     expect(() => new PlanBook({ default: 'a', plans: [twice, twice] })).toThrow(/unique/);
   });
 
   it('refuses a per-minute ceiling above the edge limit of 120, which could never be reached', () => {
-    expect(() => new PlanBook({ default: 'a', plans: [{ id: 'a', name: 'A', perMinute: 121, daily: 1, monthly: 1 }] })).toThrow(/plans\.0\.perMinute: .*edge limit \(120\)/);
+    expect(() => new PlanBook({ default: 'a', plans: [{ id: 'a', name: 'A', perMinute: 121, daily: 1, monthly: 1 }] })).toThrow(
+      /plans\.0\.perMinute: .*edge limit \(120\)/,
+    );
     expect(() => checkPlan(new PlanBook(), 'pro', { perMinute: 500 })).toThrow(/perMinute: .*edge limit/);
   });
 });

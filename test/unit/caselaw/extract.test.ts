@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createExtractor, extractCitations, normalizedForms, type FoundCitation } from '#caselaw/citations/extract.ts';
+import { createExtractor, extractCitations, type FoundCitation, normalizedForms } from '#caselaw/citations/extract.ts';
 import { measureAccuracy } from '../../support/citation-accuracy.ts';
 
 const full = (text: string): FoundCitation[] => extractCitations(text).filter((c) => c.kind === 'full');
@@ -27,7 +27,9 @@ describe('citation extractor', () => {
 
   it('reads a citation wrapped across lines, a nominative reporter and a format-neutral cite', () => {
     expect(full('City of Keller v. Wilson, 168\n\nS.W.3d 802, 807').map((c) => normalizedForms(c))).toEqual([['168 S.W.3d 802']]);
-    expect(full('Prize Cases, 67 U.S. (2 Black) 635 (1863)').map((c) => [c.text, normalizedForms(c)])).toEqual([['67 U.S. (2 Black) 635', ['67 U.S. 635']]]);
+    expect(full('Prize Cases, 67 U.S. (2 Black) 635 (1863)').map((c) => [c.text, normalizedForms(c)])).toEqual([
+      ['67 U.S. (2 Black) 635', ['67 U.S. 635']],
+    ]);
     expect(full('State v. X, 2000-Ohio-123, ¶ 4').map((c) => normalizedForms(c))).toEqual([['2000-Ohio-123']]);
   });
 
@@ -56,7 +58,9 @@ describe('citation extractor', () => {
 
   describe('regressions found on the bundled opinions', () => {
     it('does not take a page number before a page break for a volume (`5 \\f Phila., 142 F.3d 582`)', () => {
-      expect(full('Plaintiff relies on Johnson v. City of\n 5\n\fPhila., 142 F.3d 582 (3d Cir. 1998).').map((c) => c.text)).toEqual(['142 F.3d 582']);
+      expect(full('Plaintiff relies on Johnson v. City of\n 5\n\fPhila., 142 F.3d 582 (3d Cir. 1998).').map((c) => c.text)).toEqual([
+        '142 F.3d 582',
+      ]);
     });
     it('skips a reporter page marker in brackets but keeps a bracketed parallel cite after a pin', () => {
       expect(full('the Republican [321 U.S.App.D.C. 99] National Committee')).toEqual([]);
@@ -66,7 +70,9 @@ describe('citation extractor', () => {
       ]);
     });
     it('knows the typographic apostrophe of F. App’x', () => {
-      expect(full('Con-Dive, L.L.C., 514 F. App’x 524, 527 (5th Cir. 2013)').map((c) => normalizedForms(c))).toEqual([["514 F. App'x 524"]]);
+      expect(full('Con-Dive, L.L.C., 514 F. App’x 524, 527 (5th Cir. 2013)').map((c) => normalizedForms(c))).toEqual([
+        ["514 F. App'x 524"],
+      ]);
     });
     it('does not read a footnote number and a party name as a citation (`1 N.L.R.B. v. Salem Hosp.`)', () => {
       expect(full('       1 N.L.R.B. v. Salem Hosp., No. 15-1234')).toEqual([]);
@@ -76,13 +82,16 @@ describe('citation extractor', () => {
   it('finds nothing, and every span is a slice of the input, whatever the text', () => {
     const alphabet = fc.constantFrom('1', '2', '0', ' ', '.', ',', '(', ')', '\n', 'U', 'S', 'F', '3', 'd', '§', 'a', 't', '-', '[', ']');
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 200 }).map((a) => a.join('')), (text) => {
-        for (const c of extractCitations(text)) {
-          expect(c.start).toBeGreaterThanOrEqual(0);
-          expect(c.end).toBeLessThanOrEqual(text.length);
-          expect(text.slice(c.start, c.end)).toBe(c.text);
-        }
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 200 }).map((a) => a.join('')),
+        (text) => {
+          for (const c of extractCitations(text)) {
+            expect(c.start).toBeGreaterThanOrEqual(0);
+            expect(c.end).toBeLessThanOrEqual(text.length);
+            expect(text.slice(c.start, c.end)).toBe(c.text);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -91,7 +100,12 @@ describe('citation extractor', () => {
     const extractor = createExtractor();
     expect(extractor.extract('1.'.repeat(32_000)).filter((c) => c.kind === 'full')).toEqual([]);
     // Every page is the volume of the next citation: only the last complete one is a citation.
-    expect(extractor.extract('1 U.S. '.repeat(9_000)).filter((c) => c.kind === 'full').map((c) => c.start)).toEqual([7 * 8_998]);
+    expect(
+      extractor
+        .extract('1 U.S. '.repeat(9_000))
+        .filter((c) => c.kind === 'full')
+        .map((c) => c.start),
+    ).toEqual([7 * 8_998]);
     expect(extractor.extract('410 U.S. 113 ('.repeat(4_000)).filter((c) => c.kind === 'full')).toHaveLength(4_000);
   });
 

@@ -18,7 +18,13 @@ describe('the bundled record files', () => {
     expect(problems).toEqual([]);
     expect(records).toHaveLength(14);
     const ca9 = records.find((r) => r.record.court === 'ca9')!.record;
-    expect(ca9).toMatchObject({ id: 'ca9-2024-12-01', jurisdiction: 'us', level: 'intermediate-appellate', governingRuleKey: 'frap-32', effectiveFrom: '2024-12-01' });
+    expect(ca9).toMatchObject({
+      id: 'ca9-2024-12-01',
+      jurisdiction: 'us',
+      level: 'intermediate-appellate',
+      governingRuleKey: 'frap-32',
+      effectiveFrom: '2024-12-01',
+    });
     // The base's unresolved entries first, then the court's own.
     expect(ca9.unresolved[0]).toMatch(/^footnoteMinSizePt:/);
     expect(ca9.unresolved[1]).toMatch(/Ninth Circuit’s local rules/);

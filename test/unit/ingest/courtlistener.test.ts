@@ -1,13 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { citationRow, courtsFromFixture, markCounts, rowsFromApiV3, rowsFromNetwork, type ApiV3Record } from '#ingest/courtlistener-api.ts';
+import { type ApiV3Record, citationRow, courtsFromFixture, markCounts, rowsFromApiV3, rowsFromNetwork } from '#ingest/courtlistener-api.ts';
 
 const sample = (path: string) => JSON.parse(readFileSync(new URL(`../../../data/sample/caselaw/${path}`, import.meta.url), 'utf8'));
 
 describe('CourtListener records into replica rows', () => {
   it('reads an API v3 record: cluster, docket and court, each printed citation in CourtListener’s form, the edges it cites', () => {
     const { batch, retrievedOn, skipped } = rowsFromApiV3(sample('courtlistener-api-v3/1296689.json') as ApiV3Record);
-    expect(batch.clusters).toEqual([expect.objectContaining({ id: 1296689, docketId: 1571851, courtId: 'ga', caseName: 'Chester v. State', dateFiled: '1996-05-06', citationCount: 13, precedentialStatus: 'Published' })]);
+    expect(batch.clusters).toEqual([
+      expect.objectContaining({
+        id: 1296689,
+        docketId: 1571851,
+        courtId: 'ga',
+        caseName: 'Chester v. State',
+        dateFiled: '1996-05-06',
+        citationCount: 13,
+        precedentialStatus: 'Published',
+      }),
+    ]);
     expect(batch.dockets).toEqual([expect.objectContaining({ id: 1571851, courtId: 'ga' })]);
     expect(batch.citations).toEqual([
       { clusterId: 1296689, volume: '267', reporter: 'Ga.', page: '9', type: 2 },
@@ -30,7 +40,13 @@ describe('CourtListener records into replica rows', () => {
   it('reads the citation network: one opinion per cluster, numbered like it, edges of depth 1, no court it does not state', () => {
     const { clusters, opinions, opinionsCited } = rowsFromNetwork(sample('courtlistener-fixtures/tog_to_marsh.json'));
     expect(clusters).toHaveLength(17);
-    expect(clusters.find((c) => c.id === 111014)).toMatchObject({ caseName: 'Marsh v. Chambers', dateFiled: '1983-07-05', citationCount: 14, slug: 'marsh-v-chambers', courtId: null });
+    expect(clusters.find((c) => c.id === 111014)).toMatchObject({
+      caseName: 'Marsh v. Chambers',
+      dateFiled: '1983-07-05',
+      citationCount: 14,
+      slug: 'marsh-v-chambers',
+      courtId: null,
+    });
     expect(opinions.every((o) => o.id === o.clusterId)).toBe(true);
     expect(opinionsCited.filter((e) => e.citedOpinionId === 111014)).toHaveLength(14);
   });

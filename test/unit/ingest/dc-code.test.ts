@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectionById } from '#law/collections.ts';
-import { normalizeText } from '#shared/hash.ts';
 import { readDcManifest } from '#ingest/dc-code.ts';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
+import { collectionById } from '#law/collections.ts';
+import { normalizeText } from '#shared/hash.ts';
 
 const sample = (path: string) => fileURLToPath(new URL(`../../../data/sample/${path}`, import.meta.url));
 const MANIFEST = sample('dc-code/manifest.csv');
@@ -51,7 +51,7 @@ describe('readDcManifest: editions', () => {
     }
   });
 
-  it("scopes each edition to exactly the sections its rows name; a deletion is in scope without a document", async () => {
+  it('scopes each edition to exactly the sections its rows name; a deletion is in scope without a document', async () => {
     const rows = await manifestRows();
     for (const e of editions) {
       const mine = rows.filter((r) => r.publication_label === e.label);
@@ -82,8 +82,12 @@ describe('readDcManifest: sections', () => {
     const lines = s.bodyText.split('\n');
 
     expect(s.catchline).toBe('Strangulation.');
-    expect(lines).toContain('(a) A person commits the offense of strangulation if that person knowingly, intentionally, or recklessly restricts the normal circulation of the blood or breathing of another person, either by applying pressure on the throat, neck, or chest of another person, or by blocking the nose or mouth of another person.');
-    expect(lines).toContain('(d)(1) A conviction for strangulation merges with any other offense under §§ 22-401 through 22-404.05 arising from the same act or course of conduct.');
+    expect(lines).toContain(
+      '(a) A person commits the offense of strangulation if that person knowingly, intentionally, or recklessly restricts the normal circulation of the blood or breathing of another person, either by applying pressure on the throat, neck, or chest of another person, or by blocking the nose or mouth of another person.',
+    );
+    expect(lines).toContain(
+      '(d)(1) A conviction for strangulation merges with any other offense under §§ 22-401 through 22-404.05 arising from the same act or course of conduct.',
+    );
     expect(lines).toContain('(II) The judgment that was appealed has been decided.');
     expect(s.historyNote).toBe('Mar. 3, 1901, 31 Stat. 1322, ch. 854, § 806d; as added Mar. 11, 2024, D.C. Act 25-410, § 14(c)');
     expect(s).toMatchObject({ key: '22-404.05', status: 'active', parts: {} });
@@ -99,14 +103,21 @@ describe('readDcManifest: sections', () => {
   it('names every expiry date when the source stacks notes', () => {
     const s = doc('2024-03-18', '22-4234')!;
 
-    expect(s.note).toBe('The source marks this text as temporary legislation that will expire on April 12, 2024 and October 13, 2024; see its expiry notes.');
+    expect(s.note).toBe(
+      'The source marks this text as temporary legislation that will expire on April 12, 2024 and October 13, 2024; see its expiry notes.',
+    );
     expect(doc('2021-10-18', '9-204.01')!.note ?? null).toBeNull();
   });
 
   it('leaves struck text (<s>) out: it is not in force, and the next versions drop it', () => {
-    const penalty = (label: string) => doc(label, '28-3814')!.bodyText.split('\n').find((l) => l.includes('additional penalty'));
+    const penalty = (label: string) =>
+      doc(label, '28-3814')!
+        .bodyText.split('\n')
+        .find((l) => l.includes('additional penalty'));
 
-    expect(penalty('2021-10-18')).toBe('(4)(A) If the consumer is an individual, the court may award an additional penalty in an amount not less than $500 and not to exceed $4,000; or');
+    expect(penalty('2021-10-18')).toBe(
+      '(4)(A) If the consumer is an individual, the court may award an additional penalty in an amount not less than $500 and not to exceed $4,000; or',
+    );
     expect(penalty('2021-11-03')).toBe(penalty('2021-10-18'));
     expect(doc('2022-12-29', '28-3814')!.bodyText).toContain('the date of charge-off for credit card or revolving credit accounts');
   });
@@ -115,7 +126,9 @@ describe('readDcManifest: sections', () => {
     const lines = doc('2022-07-19', '28-3814')!.bodyText.split('\n');
 
     expect(lines).toContain('You have the right to request all of the following concerning your debt:');
-    expect(lines).toContain('(1) Documentation of the name of the original creditor as well as the name of the current creditor or owner of your debt;');
+    expect(lines).toContain(
+      '(1) Documentation of the name of the original creditor as well as the name of the current creditor or owner of your debt;',
+    );
   });
 
   it('leaves no markup in any text, and every key is a D.C. Code key', () => {
@@ -145,7 +158,9 @@ describe('readDcManifest: unhappy paths', () => {
     await writeFile(join(dir, 'manifest.csv'), `${header}\n22-404.06,p,c,2024-03-18T20:48:05-04:00,2024-03-18,A,b,section.xml\n`);
     const [edition] = await readDcManifest(join(dir, 'manifest.csv'));
 
-    await expect(documentsOf(edition!)).rejects.toThrow(/section\.xml: section number in the XML is '22-404\.05' but the manifest row says '22-404\.06'/);
+    await expect(documentsOf(edition!)).rejects.toThrow(
+      /section\.xml: section number in the XML is '22-404\.05' but the manifest row says '22-404\.06'/,
+    );
   });
 
   it('rejects a row whose file is missing', async () => {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RULE_SET_DEFAULTS, type RuleSetId, readRuleSet, supCtEffectiveDate } from '#ingest/rules.ts';
+import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 import { collectionById } from '#law/collections.ts';
 import { normalizeText } from '#shared/hash.ts';
-import { RULE_SET_DEFAULTS, readRuleSet, supCtEffectiveDate, type RuleSetId } from '#ingest/rules.ts';
-import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 
 const sample = (path: string) => fileURLToPath(new URL(`../../../data/sample/${path}`, import.meta.url));
 const FRAP = sample('rules/frap');
@@ -40,9 +40,19 @@ afterAll(async () => {
 describe('readRuleSet: FRAP', () => {
   it('is one compiled edition as amended to December 1, 2024, speaking for every frap- key', () => {
     expect(frap).toHaveLength(1);
-    expect(frap[0]).toMatchObject({ collection: 'frap', date: '2024-12-01', temporalBasis: 'compiled-edition', label: 'FRAP as amended to December 1, 2024', scope: { kind: 'prefix', prefix: 'frap-' } });
+    expect(frap[0]).toMatchObject({
+      collection: 'frap',
+      date: '2024-12-01',
+      temporalBasis: 'compiled-edition',
+      label: 'FRAP as amended to December 1, 2024',
+      scope: { kind: 'prefix', prefix: 'frap-' },
+    });
     expect(docsOf(frap[0]!)).toHaveLength(51);
-    expect(docsOf(frap[0]!).slice(0, 3).map((d) => d.key)).toEqual(['frap-1', 'frap-2', 'frap-3']);
+    expect(
+      docsOf(frap[0]!)
+        .slice(0, 3)
+        .map((d) => d.key),
+    ).toEqual(['frap-1', 'frap-2', 'frap-3']);
     expect(byKey(frap, 'frap-26.1').catchline).toBe('Corporate Disclosure Statement');
   });
 
@@ -58,7 +68,9 @@ describe('readRuleSet: FRAP', () => {
       '(B) A monospaced face may not contain more than 10 1/2 characters per inch.',
     ]);
     expect(text).toContain('• contains no more than 13,000 words; or');
-    expect(text.at(-1)).toBe('(2) Acceptable Form. Form 6 in the Appendix of Forms meets the requirements for a certificate of compliance.');
+    expect(text.at(-1)).toBe(
+      '(2) Acceptable Form. Form 6 in the Appendix of Forms meets the requirements for a certificate of compliance.',
+    );
   });
 
   it('restores "(1)" for the Markdown ordered-list items "1.": no FRAP line starts with "N."', () => {
@@ -71,7 +83,12 @@ describe('readRuleSet: FRAP', () => {
   });
 
   it('lets the caller replace date, label and basis', async () => {
-    const [edition] = await readRuleSet('frap', [join(FRAP, 'rule_32.md')], { date: '2025-12-01', label: 'FRAP 2025', temporalBasis: 'effective-date', retrievedAt: RETRIEVED });
+    const [edition] = await readRuleSet('frap', [join(FRAP, 'rule_32.md')], {
+      date: '2025-12-01',
+      label: 'FRAP 2025',
+      temporalBasis: 'effective-date',
+      retrievedAt: RETRIEVED,
+    });
 
     expect(edition).toMatchObject({ date: '2025-12-01', label: 'FRAP 2025', temporalBasis: 'effective-date', retrievedAt: RETRIEVED });
     expect(RULE_SET_DEFAULTS.frap.date).toBe('2024-12-01');
@@ -106,7 +123,9 @@ describe('readRuleSet: Supreme Court Rules', () => {
     expect(rest[0]).toMatchObject({ date: '2026-01-15', label: 'Sup. Ct. R. as retrieved 2026-01-15', scope: { kind: 'keys', keys } });
     expect(keys).toHaveLength(38);
     // Rule 15: amended June 13 to take effect June 28, then (15(3)) on July 12 with no stated effective day.
-    expect(keys).toEqual(expect.arrayContaining(['sup-ct-r-2', 'sup-ct-r-8', 'sup-ct-r-12', 'sup-ct-r-13', 'sup-ct-r-15', 'sup-ct-r-25', 'sup-ct-r-54']));
+    expect(keys).toEqual(
+      expect.arrayContaining(['sup-ct-r-2', 'sup-ct-r-8', 'sup-ct-r-12', 'sup-ct-r-13', 'sup-ct-r-15', 'sup-ct-r-25', 'sup-ct-r-54']),
+    );
     expect(supCt.at(-1)).toBe(rest[0]);
   });
 
@@ -128,7 +147,9 @@ describe('readRuleSet: Supreme Court Rules', () => {
   it('removes Markdown escapes, emphasis and soft hyphens but keeps the words', () => {
     expect(lines(byKey(supCt, 'sup-ct-r-14'))[0]).toBe('1. A petition for a writ of certiorari shall contain, in the order indicated:');
     expect(lines(byKey(supCt, 'sup-ct-r-29'))).toContain('3. [Abrogated]');
-    expect(byKey(supCt, 'sup-ct-r-34').bodyText).toContain('Federal Rule of Civil Procedure 5.2, or Federal Rule of Criminal Procedure 49.1');
+    expect(byKey(supCt, 'sup-ct-r-34').bodyText).toContain(
+      'Federal Rule of Civil Procedure 5.2, or Federal Rule of Criminal Procedure 49.1',
+    );
   });
 
   it('lets an override date replace only the retrieval date', async () => {
@@ -141,8 +162,12 @@ describe('readRuleSet: Supreme Court Rules', () => {
     const f = 'rule.md';
     expect(supCtEffectiveDate(f, [])).toBeNull();
     expect(supCtEffectiveDate(f, ['Amended on June 13th, 2025, to take effect on June 28th, 2025.'])).toBe('2025-06-28');
-    expect(supCtEffectiveDate(f, ['Amended on June 13th, 2025, to take effect on June 28th, 2025.', 'Amended prior to June 1st, 2025'])).toBe('2025-06-28');
-    expect(supCtEffectiveDate(f, ['Rule 15(3) Amended on July 12th, 2025.', 'Amended on June 13th, 2025, to take effect on June 28th, 2025.'])).toBeNull();
+    expect(
+      supCtEffectiveDate(f, ['Amended on June 13th, 2025, to take effect on June 28th, 2025.', 'Amended prior to June 1st, 2025']),
+    ).toBe('2025-06-28');
+    expect(
+      supCtEffectiveDate(f, ['Rule 15(3) Amended on July 12th, 2025.', 'Amended on June 13th, 2025, to take effect on June 28th, 2025.']),
+    ).toBeNull();
     expect(supCtEffectiveDate(f, ['Amended.', 'Amended on June 13th, 2025, to take effect on June 28th, 2025.'])).toBeNull();
     expect(() => supCtEffectiveDate(f, ['Amended on June 31st, 2025'])).toThrow(/not a calendar date/);
   });
@@ -151,23 +176,47 @@ describe('readRuleSet: Supreme Court Rules', () => {
 describe('readRuleSet: North Dakota Rules of Appellate Procedure', () => {
   it('is one edition of the day the rules were last checked against ndcourts.gov', () => {
     expect(nd).toHaveLength(1);
-    expect(nd[0]).toMatchObject({ collection: 'ndrappp', date: '2026-03-07', temporalBasis: 'retrieval-date', scope: { kind: 'prefix', prefix: 'ndrappp-' } });
-    expect(docsOf(nd[0]!).map((d) => d.key)).toEqual(['ndrappp-3.4', 'ndrappp-11.6', 'ndrappp-14', 'ndrappp-21', 'ndrappp-28', 'ndrappp-29', 'ndrappp-30', 'ndrappp-32', 'ndrappp-34', 'ndrappp-40']);
+    expect(nd[0]).toMatchObject({
+      collection: 'ndrappp',
+      date: '2026-03-07',
+      temporalBasis: 'retrieval-date',
+      scope: { kind: 'prefix', prefix: 'ndrappp-' },
+    });
+    expect(docsOf(nd[0]!).map((d) => d.key)).toEqual([
+      'ndrappp-3.4',
+      'ndrappp-11.6',
+      'ndrappp-14',
+      'ndrappp-21',
+      'ndrappp-28',
+      'ndrappp-29',
+      'ndrappp-30',
+      'ndrappp-32',
+      'ndrappp-34',
+      'ndrappp-40',
+    ]);
   });
 
   it('reads Rule 32 with the source’s own catchline and (a)(5) typeface text', () => {
     const rule = byKey(nd, 'ndrappp-32');
 
     expect(rule.catchline).toBe('FORM OF BRIEFS AND OTHER DOCUMENTS');
-    expect(lines(rule)).toContain('(5) Typeface. The typeface must be 12 point or larger with no more than 16 characters per inch. The text must be double-spaced, except headings and quotations may be single-spaced and indented. Footnotes must be double-spaced and must be in the same typeface as the text.');
+    expect(lines(rule)).toContain(
+      '(5) Typeface. The typeface must be 12 point or larger with no more than 16 characters per inch. The text must be double-spaced, except headings and quotations may be single-spaced and indented. Footnotes must be double-spaced and must be in the same typeface as the text.',
+    );
     expect(lines(rule)).toContain('(C) the title of the case (see Rule 3(d) ) ;');
     expect(byKey(nd, 'ndrappp-11.6').catchline).toBe('MEDIUM-NEUTRAL CASE CITATIONS');
-    expect(lines(byKey(nd, 'ndrappp-3.4'))[1]).toBe('(1) “Confidential” means information in a court record as described in Rule 3.4(b)(1) or as ordered by the court, which is protected from public access but remains accessible to the court and the parties.');
+    expect(lines(byKey(nd, 'ndrappp-3.4'))[1]).toBe(
+      '(1) “Confidential” means information in a court record as described in Rule 3.4(b)(1) or as ordered by the court, which is protected from public access but remains accessible to the court and the parties.',
+    );
   });
 });
 
 describe('readRuleSet: every set', () => {
-  const sets: [RuleSetId, string][] = [['frap', FRAP], ['sup-ct', SUP_CT], ['ndrappp', ND]];
+  const sets: [RuleSetId, string][] = [
+    ['frap', FRAP],
+    ['sup-ct', SUP_CT],
+    ['ndrappp', ND],
+  ];
   const editionsOf = (set: RuleSetId) => ({ frap, 'sup-ct': supCt, ndrappp: nd })[set];
 
   it.each(sets)('%s: no Markdown left, text normalized, keys owned by the collection', (set) => {
@@ -187,7 +236,9 @@ describe('readRuleSet: every set', () => {
         .replace(/^---\n[\s\S]*?\n---\n/, '')
         .replace(/^# .*\n/, '')
         .replace(/\]\([^)]*\)/g, ']');
-      const d = allDocs(editionsOf(set)).find((x) => x.key === `${RULE_SET_DEFAULTS[set].keyPrefix}-${/(\d+(?:\.\d+)?)\.md$/.exec(name)![1]}`)!;
+      const d = allDocs(editionsOf(set)).find(
+        (x) => x.key === `${RULE_SET_DEFAULTS[set].keyPrefix}-${/(\d+(?:\.\d+)?)\.md$/.exec(name)![1]}`,
+      )!;
 
       expect(words(d.bodyText)).toEqual(words(markdown));
     }

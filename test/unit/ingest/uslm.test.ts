@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeholderStatus } from '#ingest/placeholder.ts';
+import type { SourceDocument } from '#ingest/source.ts';
+import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
 import { normalizeText } from '#shared/hash.ts';
-import type { SourceDocument } from '#ingest/source.ts';
-import { placeholderStatus } from '#ingest/placeholder.ts';
-import { readUslmTitle } from '#ingest/uslm.ts';
 
 const sample = (path: string) => fileURLToPath(new URL(`../../../data/sample/${path}`, import.meta.url));
 const USLM_113 = sample('uslm/usc01@113-31.xml');
@@ -41,8 +41,20 @@ describe('readUslmTitle: edition', () => {
     const a = await readUslmTitle(USLM_113);
     const b = await readUslmTitle(USLM_117);
 
-    expect(a).toMatchObject({ collection: 'usc', label: 'Online@113-31', date: '2013-07-26', temporalBasis: 'compiled-edition', scope: { kind: 'prefix', prefix: '1-' }, source: USLM_113 });
-    expect(b).toMatchObject({ label: 'Online@117-80', date: '2022-01-27', temporalBasis: 'compiled-edition', scope: { kind: 'prefix', prefix: '1-' } });
+    expect(a).toMatchObject({
+      collection: 'usc',
+      label: 'Online@113-31',
+      date: '2013-07-26',
+      temporalBasis: 'compiled-edition',
+      scope: { kind: 'prefix', prefix: '1-' },
+      source: USLM_113,
+    });
+    expect(b).toMatchObject({
+      label: 'Online@117-80',
+      date: '2022-01-27',
+      temporalBasis: 'compiled-edition',
+      scope: { kind: 'prefix', prefix: '1-' },
+    });
     expect(Number.isNaN(Date.parse(a.retrievedAt))).toBe(false);
   });
 
@@ -82,15 +94,23 @@ describe('readUslmTitle: sections', () => {
     const s1 = old.get('1-1')!;
 
     expect(s1.catchline).toBe('Words denoting number, gender, and so forth');
-    expect(s1.bodyText.startsWith('In determining the meaning of any Act of Congress, unless the context indicates otherwise—\nwords importing the singular include')).toBe(true);
-    expect(s1.historyNote).toBe('(July 30, 1947, ch. 388, 61 Stat. 633; June 25, 1948, ch. 645, § 6, 62 Stat. 859; Oct. 31, 1951, ch. 655, § 1, 65 Stat. 710; Pub. L. 112–231, § 2(a), Dec. 28, 2012, 126 Stat. 1619.)');
+    expect(
+      s1.bodyText.startsWith(
+        'In determining the meaning of any Act of Congress, unless the context indicates otherwise—\nwords importing the singular include',
+      ),
+    ).toBe(true);
+    expect(s1.historyNote).toBe(
+      '(July 30, 1947, ch. 388, 61 Stat. 633; June 25, 1948, ch. 645, § 6, 62 Stat. 859; Oct. 31, 1951, ch. 655, § 1, 65 Stat. 710; Pub. L. 112–231, § 2(a), Dec. 28, 2012, 126 Stat. 1619.)',
+    );
     expect(s1).toMatchObject({ status: 'active', parts: { chapter: '1' } });
   });
 
   it('keeps each level on its own line led by its num, nested nums joined as printed', () => {
     const lines = old.get('1-112b')!.bodyText.split('\n');
 
-    expect(lines[0]!.startsWith('(a) The Secretary of State shall transmit to the Congress the text of any international agreement')).toBe(true);
+    expect(lines[0]!.startsWith('(a) The Secretary of State shall transmit to the Congress the text of any international agreement')).toBe(
+      true,
+    );
     expect(lines).toContain('(2) The report described in paragraph (1) may be submitted in classified form.');
     expect(lines.some((l) => l.startsWith('(e)(1) Subject to paragraph (2), the Secretary of State shall determine'))).toBe(true);
     expect(lines.some((l) => l.startsWith('(2)(A) An arrangement shall constitute'))).toBe(true);
@@ -140,35 +160,46 @@ describe('readUslmTitle: Online@113-31 (USCConverter 1.0) vs Online@117-80 (USCC
 
   it('1-112b, markup: the footnote marker (after a narrow no-break space) 117-80 adds after "section 6(j)(1)(A)" is editorial and dropped', async () => {
     const raw117 = await readFile(USLM_117, 'utf8');
-    expect(raw117).toContain('6(j)(1)(A)\u202f<ref class="footnoteRef" idref="fn002005">1</ref><note type="footnote" id="fn002005"><num>1</num>\u202fSee References in Text note below.</note> of the Export');
+    expect(raw117).toContain(
+      '6(j)(1)(A)\u202f<ref class="footnoteRef" idref="fn002005">1</ref><note type="footnote" id="fn002005"><num>1</num>\u202fSee References in Text note below.</note> of the Export',
+    );
 
     for (const docs of [old, current]) {
-      expect(docs.get('1-112b')!.bodyText).toContain('subject to a determination under section 6(j)(1)(A) of the Export Administration Act of 1979');
+      expect(docs.get('1-112b')!.bodyText).toContain(
+        'subject to a determination under section 6(j)(1)(A) of the Export Administration Act of 1979',
+      );
     }
   });
 
   it('1-112b, law: subsection (g) was added by Pub. L. 116–260 (Dec. 27, 2020); nothing else differs', () => {
-    const added = '(g) It is the sense of Congress that the executive branch should not prescribe or otherwise commit to or include specific legislative text in a treaty or executive agreement unless Congress has authorized such action.';
+    const added =
+      '(g) It is the sense of Congress that the executive branch should not prescribe or otherwise commit to or include specific legislative text in a treaty or executive agreement unless Congress has authorized such action.';
 
     expect(current.get('1-112b')!.bodyText).toBe(`${old.get('1-112b')!.bodyText}\n${added}`);
     expect(current.get('1-112b')!.historyNote).toContain('Pub. L. 116–260, div. FF, title XVII, § 1708(b), Dec. 27, 2020, 134 Stat. 3298');
   });
 
-  it.each(['1-201', '1-207'])('%s, law: "Public Printer" became "Director of the Government Publishing Office" (Pub. L. 113–235, § 1301(d)); nothing else differs', (key) => {
-    const before = old.get(key)!.bodyText;
+  it.each(['1-201', '1-207'])(
+    '%s, law: "Public Printer" became "Director of the Government Publishing Office" (Pub. L. 113–235, § 1301(d)); nothing else differs',
+    (key) => {
+      const before = old.get(key)!.bodyText;
 
-    expect(before).toContain('Public Printer');
-    expect(current.get(key)!.bodyText).toBe(before.replaceAll('Public Printer', 'Director of the Government Publishing Office'));
-    expect(current.get(key)!.historyNote).toContain('Pub. L. 113–235, div. H, title I, § 1301(d), Dec. 16, 2014');
-  });
+      expect(before).toContain('Public Printer');
+      expect(current.get(key)!.bodyText).toBe(before.replaceAll('Public Printer', 'Director of the Government Publishing Office'));
+      expect(current.get(key)!.historyNote).toContain('Pub. L. 113–235, div. H, title I, § 1301(d), Dec. 16, 2014');
+    },
+  );
 
-  it.each(['1-205', '1-209'])('%s, law: "Government Printing Office" became "Government Publishing Office" (Pub. L. 113–235, § 1301(b)); nothing else differs', (key) => {
-    const before = old.get(key)!.bodyText;
+  it.each(['1-205', '1-209'])(
+    '%s, law: "Government Printing Office" became "Government Publishing Office" (Pub. L. 113–235, § 1301(b)); nothing else differs',
+    (key) => {
+      const before = old.get(key)!.bodyText;
 
-    expect(before).toContain('Government Printing Office');
-    expect(current.get(key)!.bodyText).toBe(before.replaceAll('Government Printing Office', 'Government Publishing Office'));
-    expect(current.get(key)!.historyNote).toContain('Pub. L. 113–235, div. H, title I, § 1301(b), Dec. 16, 2014');
-  });
+      expect(before).toContain('Government Printing Office');
+      expect(current.get(key)!.bodyText).toBe(before.replaceAll('Government Printing Office', 'Government Publishing Office'));
+      expect(current.get(key)!.historyNote).toContain('Pub. L. 113–235, div. H, title I, § 1301(b), Dec. 16, 2014');
+    },
+  );
 });
 
 describe('readUslmTitle: status', () => {
@@ -204,7 +235,9 @@ describe('readUslmTitle: unhappy paths', () => {
   it('rejects XML that is not USLM, naming the root it found', async () => {
     const dc = sample('dc-code/22-404.05/2024-03-18_f15cd230.xml');
 
-    await expect(readUslmTitle(dc)).rejects.toThrow(/not a USLM title \(root element <section> in namespace 'https:\/\/code\.dccouncil\.us\/schemas\/dc-library'/);
+    await expect(readUslmTitle(dc)).rejects.toThrow(
+      /not a USLM title \(root element <section> in namespace 'https:\/\/code\.dccouncil\.us\/schemas\/dc-library'/,
+    );
   });
 
   it('rejects a file that is not XML at all', async () => {

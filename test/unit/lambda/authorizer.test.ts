@@ -10,7 +10,11 @@ const METHOD_ARN = 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET
 const STAGE_WIDE = 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/*';
 
 /** The event API Gateway sends a TOKEN authorizer: the whole Authorization header value. */
-const tokenEvent = (authorization: string, methodArn = METHOD_ARN): APIGatewayTokenAuthorizerEvent => ({ type: 'TOKEN', methodArn, authorizationToken: authorization });
+const tokenEvent = (authorization: string, methodArn = METHOD_ARN): APIGatewayTokenAuthorizerEvent => ({
+  type: 'TOKEN',
+  methodArn,
+  authorizationToken: authorization,
+});
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -64,7 +68,9 @@ describe('the bearer authorizer', () => {
   it('answers with the same stage-wide policy whichever method asked, so that one cached answer serves them all', async () => {
     const header = `Bearer ${generateKey(false)}`;
     const viaLookup = await handler(tokenEvent(header, METHOD_ARN));
-    const viaCitedBy = await handler(tokenEvent(header, 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/statutes/cases/111014/cited-by'));
+    const viaCitedBy = await handler(
+      tokenEvent(header, 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/statutes/cases/111014/cited-by'),
+    );
     expect(viaCitedBy).toEqual(viaLookup);
   });
 
@@ -75,11 +81,22 @@ describe('the bearer authorizer', () => {
   it('does no I/O: its bundle holds no AWS SDK, no store client and no network module', async () => {
     const entry = fileURLToPath(new URL('../../../functions/lambda/authorizer.ts', import.meta.url));
 
-    const out = await build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', target: 'node22', logLevel: 'silent' });
+    const out = await build({
+      entryPoints: [entry],
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      logLevel: 'silent',
+    });
 
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((p) => p.includes('node_modules'))).toEqual([]);
-    const external = new Set(Object.values(out.metafile.inputs).flatMap((i) => i.imports.filter((imp) => imp.external).map((imp) => imp.path)));
+    const external = new Set(
+      Object.values(out.metafile.inputs).flatMap((i) => i.imports.filter((imp) => imp.external).map((imp) => imp.path)),
+    );
     expect([...external].sort()).toEqual(['node:crypto', 'node:zlib']);
   });
 });

@@ -3,15 +3,16 @@
  * CloudWatch only matches a metric with exactly that set. Here the real entry points (routeLambda, jobLambda) run and
  * their Embedded Metric Format output is read back, so that a change on either side that breaks the match fails.
  */
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+
 import { Stack } from 'aws-cdk-lib';
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { health } from '#http/routes/ops.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
 import { jobLambda } from '#lambda/job-entry.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
-import { JOB, JOB_METRIC, ROUTE_METRIC, jobMetric, routeMetric } from '../../../lib/asof-metrics.ts';
+import { JOB, JOB_METRIC, jobMetric, ROUTE_METRIC, routeMetric } from '../../../lib/asof-metrics.ts';
 
 interface Emitted {
   namespace: string;
@@ -49,7 +50,13 @@ function emitted(): Emitted[] {
     const doc = parse(line);
     const directives = doc?._aws?.CloudWatchMetrics ?? [];
     return directives.flatMap((d: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }) =>
-      d.Metrics.flatMap((m) => d.Dimensions.map((set) => ({ namespace: d.Namespace, metricName: m.Name, dimensions: Object.fromEntries(set.map((k) => [k, String(doc[k])])) }))),
+      d.Metrics.flatMap((m) =>
+        d.Dimensions.map((set) => ({
+          namespace: d.Namespace,
+          metricName: m.Name,
+          dimensions: Object.fromEntries(set.map((k) => [k, String(doc[k])])),
+        })),
+      ),
     );
   });
 }
@@ -65,10 +72,20 @@ function parse(line: string): any {
 /** The identity an alarm watches, as CloudFormation will get it. */
 function watched(metric: Metric): Emitted {
   const stack = new Stack();
-  return { namespace: metric.namespace, metricName: metric.metricName, dimensions: stack.resolve(metric.dimensions) as Record<string, string> };
+  return {
+    namespace: metric.namespace,
+    metricName: metric.metricName,
+    dimensions: stack.resolve(metric.dimensions) as Record<string, string>,
+  };
 }
 
-const context = (id: string) => ({ awsRequestId: id, functionName: id, callbackWaitsForEmptyEventLoop: false, getRemainingTimeInMillis: () => 10_000 }) as unknown as Context;
+const context = (id: string) =>
+  ({
+    awsRequestId: id,
+    functionName: id,
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 10_000,
+  }) as unknown as Context;
 
 const healthEvent = (): APIGatewayProxyEvent => ({
   httpMethod: 'GET',
@@ -82,7 +99,13 @@ const healthEvent = (): APIGatewayProxyEvent => ({
   body: null,
   isBase64Encoded: false,
   stageVariables: null,
-  requestContext: { requestId: 'metric-identity', httpMethod: 'GET', path: '/v1/health', resourcePath: '/health', stage: 'v1' } as APIGatewayProxyEvent['requestContext'],
+  requestContext: {
+    requestId: 'metric-identity',
+    httpMethod: 'GET',
+    path: '/v1/health',
+    resourcePath: '/health',
+    stage: 'v1',
+  } as APIGatewayProxyEvent['requestContext'],
 });
 
 describe('the metrics the alarms watch are the metrics the functions emit', () => {

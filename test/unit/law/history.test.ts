@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deriveSpans, planWrites, spanOn, withObservation, type Observation, type Span } from '#law/history.ts';
+import { deriveSpans, type Observation, planWrites, type Span, spanOn, withObservation } from '#law/history.ts';
 
 /** A toy version store with the production lookup rule: latest item starting on or before D, in force if D < end. */
 type Items = Map<string, { to: string | null; identity: string }>;
@@ -96,9 +96,9 @@ describe('planWrites', () => {
   it('derives the same versions whatever order the editions arrive in', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(observationArb, { selector: (o) => o.date, minLength: 1, maxLength: 6 }).chain((obs) =>
-          fc.tuple(fc.constant(obs), fc.shuffledSubarray(obs, { minLength: obs.length, maxLength: obs.length })),
-        ),
+        fc
+          .uniqueArray(observationArb, { selector: (o) => o.date, minLength: 1, maxLength: 6 })
+          .chain((obs) => fc.tuple(fc.constant(obs), fc.shuffledSubarray(obs, { minLength: obs.length, maxLength: obs.length }))),
         ([inOrder, shuffled]) => {
           const build = (list: typeof inOrder) =>
             list.reduce<Observation[]>((acc, o) => withObservation(acc, { ...o, editionId: o.date }), []);

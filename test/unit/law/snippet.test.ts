@@ -11,17 +11,22 @@ describe('renderSnippet', () => {
 
   it('never emits a tag other than balanced <b>…</b>, whatever the input', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constant(HIT_OPEN), fc.constant(HIT_CLOSE), fc.constantFrom('<', '>', '&', '"', "'", '<b>', '</b>'))), (parts) => {
-        const out = renderSnippet(parts.join(''));
-        const tags = out.match(/<[^>]*>/g) ?? [];
-        expect(tags.every((t) => t === '<b>' || t === '</b>')).toBe(true);
-        let depth = 0;
-        for (const t of tags) {
-          depth += t === '<b>' ? 1 : -1;
-          expect(depth === 0 || depth === 1).toBe(true);
-        }
-        expect(depth).toBe(0);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(fc.string(), fc.constant(HIT_OPEN), fc.constant(HIT_CLOSE), fc.constantFrom('<', '>', '&', '"', "'", '<b>', '</b>')),
+        ),
+        (parts) => {
+          const out = renderSnippet(parts.join(''));
+          const tags = out.match(/<[^>]*>/g) ?? [];
+          expect(tags.every((t) => t === '<b>' || t === '</b>')).toBe(true);
+          let depth = 0;
+          for (const t of tags) {
+            depth += t === '<b>' ? 1 : -1;
+            expect(depth === 0 || depth === 1).toBe(true);
+          }
+          expect(depth).toBe(0);
+        },
+      ),
     );
   });
 });

@@ -16,7 +16,13 @@ function scanOnlyStore(n: number): VersionStore {
       for (let i = 1; i <= n; i++) {
         const bodyText = `(a) Section ${i} of a long title.${i === n ? ' '.repeat(5_000) : ''}`;
         yield {
-          citation: { jurisdiction: 'us', corpus: 'statutes', key: `99-${i}`, display: `99 U.S.C. § ${i}`, parts: { title: '99', section: String(i) } },
+          citation: {
+            jurisdiction: 'us',
+            corpus: 'statutes',
+            key: `99-${i}`,
+            display: `99 U.S.C. § ${i}`,
+            parts: { title: '99', section: String(i) },
+          },
           catchline: `Section ${i}`,
           bodyText,
           historyNote: '',
@@ -26,7 +32,13 @@ function scanOnlyStore(n: number): VersionStore {
           validTo: OPEN_END,
           ingestedAt: '2026-11-22T00:00:00.000Z',
           temporalBasis: 'compiled-edition',
-          provenance: { sourceUrl: 'https://uscode.house.gov/', retrievedAt: '2026-11-22T00:00:00Z', contentHash: contentHash(bodyText), sourceSystem: 'test', versionLabel: 'Bench@1' },
+          provenance: {
+            sourceUrl: 'https://uscode.house.gov/',
+            retrievedAt: '2026-11-22T00:00:00Z',
+            contentHash: contentHash(bodyText),
+            sourceSystem: 'test',
+            versionLabel: 'Bench@1',
+          },
         };
       }
     },

@@ -25,7 +25,15 @@ describe('localMidnight', () => {
       fc.property(fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), (d) => {
         const date = d.toISOString().slice(0, 10);
         const iso = localMidnight(date, 'America/New_York');
-        const local = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+        const local = new Intl.DateTimeFormat('en-CA', {
+          timeZone: 'America/New_York',
+          hourCycle: 'h23',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+        }).format(new Date(iso));
         expect(local).toBe(`${date}, 00:00`);
       }),
     );

@@ -1,6 +1,12 @@
 /** The requests the setup job sends to the search domain as its master user (the security plugin's REST API). */
 import { describe, expect, it } from 'vitest';
-import { SEARCH_READ_ROLE, SEARCH_WRITE_ROLE, INDEX_SETTINGS, domainSetupRequests, type SearchAccess } from '#stores/opensearch/domain-setup.ts';
+import {
+  domainSetupRequests,
+  INDEX_SETTINGS,
+  SEARCH_READ_ROLE,
+  SEARCH_WRITE_ROLE,
+  type SearchAccess,
+} from '#stores/opensearch/domain-setup.ts';
 
 const roleArn = (name: string) => `arn:aws:iam::123456789012:role/${name}`;
 const access = (over: Partial<SearchAccess> = {}): SearchAccess => ({
@@ -55,7 +61,11 @@ describe('domainSetupRequests', () => {
       hosts: [],
       users: [],
     });
-    expect(requestAt(requests, `/_plugins/_security/api/rolesmapping/${SEARCH_WRITE_ROLE}`)!.body).toEqual({ backend_roles: [], hosts: [], users: [] });
+    expect(requestAt(requests, `/_plugins/_security/api/rolesmapping/${SEARCH_WRITE_ROLE}`)!.body).toEqual({
+      backend_roles: [],
+      hosts: [],
+      users: [],
+    });
     expect(domainSetupRequests(access({ readRoles }))).toEqual(domainSetupRequests(access({ readRoles: [...readRoles].reverse() })));
   });
 

@@ -3,11 +3,23 @@ import { HIT_CLOSE, HIT_OPEN } from '#law/snippet.ts';
 import { INDEX_MAPPING, parseHits, searchRequest, toSource } from '#stores/opensearch/search-index.ts';
 
 const citation = { jurisdiction: 'dc', corpus: 'statutes' as const, key: '22-404.05', display: 'D.C. Code § 22-404.05', parts: {} };
-const provenance = { sourceUrl: 'https://code.dccouncil.gov/us/dc/council/code/sections/22-404.05', retrievedAt: '2026-11-22T07:25:00Z', contentHash: 'sha256:x', sourceSystem: 'DC', versionLabel: 'D.C. Law 25-175' };
+const provenance = {
+  sourceUrl: 'https://code.dccouncil.gov/us/dc/council/code/sections/22-404.05',
+  retrievedAt: '2026-11-22T07:25:00Z',
+  contentHash: 'sha256:x',
+  sourceSystem: 'DC',
+  versionLabel: 'D.C. Law 25-175',
+};
 
 describe('the OpenSearch search request', () => {
   it('ANDs the words across catchline and body, each quoted phrase as a phrase, filtered by validity on the date', () => {
-    const req = searchRequest({ q: 'strangulation "bodily injury" assault', jurisdictions: ['dc'], corpus: 'statutes', asOf: '2024-04-01', limit: 10 }) as any;
+    const req = searchRequest({
+      q: 'strangulation "bodily injury" assault',
+      jurisdictions: ['dc'],
+      corpus: 'statutes',
+      asOf: '2024-04-01',
+      limit: 10,
+    }) as any;
     expect(req.size).toBe(10);
     expect(req.query.bool.must).toEqual([
       { multi_match: { query: 'strangulation assault', fields: ['catchline^4', 'bodyText'], type: 'cross_fields', operator: 'and' } },
@@ -43,7 +55,13 @@ describe('documents and hits', () => {
       validFrom: '2024-03-18T00:00:00-04:00',
       validTo: '9999-12-31T23:59:59Z',
     });
-    expect(source).toMatchObject({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05', fromDate: '2024-03-18', toDate: '9999-12-31' });
+    expect(source).toMatchObject({
+      jurisdiction: 'dc',
+      corpus: 'statutes',
+      key: '22-404.05',
+      fromDate: '2024-03-18',
+      toDate: '9999-12-31',
+    });
     expect(Object.keys(source).filter((k) => !(k in INDEX_MAPPING.mappings.properties))).toEqual([]);
   });
 
@@ -52,14 +70,34 @@ describe('documents and hits', () => {
       hits: {
         hits: [
           {
-            _source: { citation, catchline: 'Strangulation.', status: 'active', temporalBasis: 'effective-date', provenance, bodyText: 'unused' },
+            _source: {
+              citation,
+              catchline: 'Strangulation.',
+              status: 'active',
+              temporalBasis: 'effective-date',
+              provenance,
+              bodyText: 'unused',
+            },
             highlight: { bodyText: [`a <script> ${HIT_OPEN}strangulation${HIT_CLOSE} & more`] },
           },
-          { _source: { citation, catchline: 'Only the catchline', status: 'active', temporalBasis: 'effective-date', provenance, bodyText: 'Body <i>start</i>' } },
+          {
+            _source: {
+              citation,
+              catchline: 'Only the catchline',
+              status: 'active',
+              temporalBasis: 'effective-date',
+              provenance,
+              bodyText: 'Body <i>start</i>',
+            },
+          },
         ],
       },
     });
-    expect(hits[0]).toMatchObject({ snippet: 'a &lt;script&gt; <b>strangulation</b> &amp; more', versionLabel: 'D.C. Law 25-175', citation });
+    expect(hits[0]).toMatchObject({
+      snippet: 'a &lt;script&gt; <b>strangulation</b> &amp; more',
+      versionLabel: 'D.C. Law 25-175',
+      citation,
+    });
     expect(hits[1]!.snippet).toBe('Body &lt;i&gt;start&lt;/i&gt;');
   });
 });

@@ -7,7 +7,11 @@ import { writtenTables } from '#stores/dynamodb/dynalite.ts';
 const T = 'versions';
 
 function cacheOn(tracker: WriteTracker, maxBytes = 1_000) {
-  return new StampedCache<string, string>(() => tracker.stamp(T), maxBytes, (v) => v.length);
+  return new StampedCache<string, string>(
+    () => tracker.stamp(T),
+    maxBytes,
+    (v) => v.length,
+  );
 }
 
 describe('WriteTracker', () => {
@@ -131,7 +135,11 @@ describe('StampedCache', () => {
       fc.property(fc.array(op, { minLength: 20, maxLength: 80 }), (ops: Op[]) => {
         const tracker = new WriteTracker();
         const store = new Map<number, number>();
-        const cache = new StampedCache<number, number | undefined>(() => tracker.stamp(T), 1_000, () => 1);
+        const cache = new StampedCache<number, number | undefined>(
+          () => tracker.stamp(T),
+          1_000,
+          () => 1,
+        );
         const pending: Array<{ key: number; value: number | undefined; stamp: number | null }> = [];
         for (const o of ops) {
           if (o.kind === 'write') {
