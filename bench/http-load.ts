@@ -139,9 +139,9 @@ function once(
     );
     if (record) {
       instance.on('response', (_client: unknown, status: number, resBytes: number, ms: number) => {
-        let list = latencies.get(status);
-        if (!list) latencies.set(status, (list = []));
-        list.push(ms);
+        const list = latencies.get(status);
+        if (list) list.push(ms);
+        else latencies.set(status, [ms]);
         bytes += resBytes;
       });
     }

@@ -1,5 +1,5 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
 import { PAGES } from '../functions/http/pages/permalink.ts';

@@ -2,7 +2,7 @@ import { Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EbsDeviceVolumeType, Port } from 'aws-cdk-lib/aws-ec2';
 import { Grant, type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, ResourcePolicy, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnDomain, Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
+import { type CfnDomain, Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import { DEFAULT_SEARCH_INDEX, ENV } from '../functions/lambda/env.ts';
 import { type AsofFunction, LAMBDA_ACKNOWLEDGEMENTS } from './asof-function.ts';

@@ -16,12 +16,12 @@ interface QuoteSite {
 function quoteSites(r: FormatRecordSource): QuoteSite[] {
   const sites: QuoteSite[] = [];
   for (const [field, entry] of Object.entries(r.basis)) {
-    entry?.quotes.forEach((q, i) => sites.push({ field: `basis.${field}.quotes[${i}]`, ...q }));
+    for (const [i, q] of (entry?.quotes ?? []).entries()) sites.push({ field: `basis.${field}.quotes[${i}]`, ...q });
   }
-  r.limits.forEach((l, i) => sites.push({ field: `limits[${i}].quote`, ruleKey: l.ruleKey, quote: l.quote }));
-  r.typeface?.faceMinimums.forEach((f, i) =>
-    sites.push({ field: `typeface.faceMinimums[${i}].quote`, ruleKey: f.ruleKey, quote: f.quote }),
-  );
+  for (const [i, l] of r.limits.entries()) sites.push({ field: `limits[${i}].quote`, ruleKey: l.ruleKey, quote: l.quote });
+  for (const [i, f] of (r.typeface?.faceMinimums ?? []).entries()) {
+    sites.push({ field: `typeface.faceMinimums[${i}].quote`, ruleKey: f.ruleKey, quote: f.quote });
+  }
   const cert = r.certificateOfCompliance;
   if (cert?.quote) sites.push({ field: 'certificateOfCompliance.quote', ruleKey: cert.ruleKey ?? '', quote: cert.quote });
   return sites;

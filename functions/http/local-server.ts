@@ -107,7 +107,9 @@ function toEvent(
   const multi: Record<string, string[]> = {};
   for (const [k, v] of url.searchParams) {
     query[k] = v;
-    (multi[k] ??= []).push(v);
+    const values = multi[k];
+    if (values) values.push(v);
+    else multi[k] = [v];
   }
   const requestId = randomUUID();
   return {

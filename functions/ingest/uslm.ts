@@ -203,7 +203,10 @@ class SectionReader {
   }
 
   open(tag: SaxesTagNS): void {
-    if (this.section) return this.section.open(tag);
+    if (this.section) {
+      this.section.open(tag);
+      return;
+    }
     const parent = this.outer[this.outer.length - 1];
     if (tag.local === 'num' && parent) parent.num = attr(tag, 'value');
     const identifier = attr(tag, 'identifier');

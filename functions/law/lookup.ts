@@ -1,7 +1,7 @@
 import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
 import { collectionsOf } from './collections.ts';
-import { type Corpus, type SectionRef, type SectionVersion, type VersionSummary } from './model.ts';
+import type { Corpus, SectionRef, SectionVersion, VersionSummary } from './model.ts';
 import type { VersionStore } from './ports.ts';
 import { resolveCitation } from './resolve-citation.ts';
 

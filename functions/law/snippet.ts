@@ -13,6 +13,7 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
 export function renderSnippet(marked: string): string {
   let out = '';
   let open = false;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the highlight markers are these control characters on purpose
   for (const part of marked.split(/([\u0001\u0002])/)) {
     if (part === HIT_OPEN) {
       if (!open) out += '<b>';

@@ -210,7 +210,7 @@ function finding(
     rows,
     avg_chars: chars.length ? Math.round(chars.reduce((a, b) => a + b, 0) / chars.length) : null,
     // Not Math.max(...chars): a collection's hundreds of thousands of arguments overflow the stack.
-    max_chars: chars.length ? chars.reduce((a, b) => (b > a ? b : a)) : null,
+    max_chars: chars.length ? chars.reduce((a, b) => Math.max(b, a)) : null,
     unexplained_empty: unexplainedEmpty,
     misattributed,
   };

@@ -45,7 +45,7 @@ export async function computeCoverage(versions: VersionStore): Promise<CoverageR
   const records: CoverageRecord[] = [];
   for (const c of COLLECTIONS) {
     const t = totals.get(c.id);
-    if (!t || !t.from) continue;
+    if (!t?.from) continue;
     const editions = await versions.listEditions(c.id);
     const latest = editions.reduce((a, b) => (b.date > a.date || (b.date === a.date && b.ingestedAt > a.ingestedAt) ? b : a));
     records.push({

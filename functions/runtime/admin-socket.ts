@@ -57,8 +57,7 @@ export function callAdminJob(path: string, job: string, body: unknown, onLog: (l
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
+        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
           const msg = JSON.parse(buffer.slice(0, nl)) as { log?: string; result?: unknown; error?: string };
           buffer = buffer.slice(nl + 1);
           if (msg.log !== undefined) onLog(msg.log);

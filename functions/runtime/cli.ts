@@ -327,7 +327,7 @@ async function keys(
           ),
         );
       else if (!list.length) io.out(`no keys yet${onStage}: asof keys create --name NAME${stageFlag}`);
-      else list.forEach((k) => io.out(describeKey(k)));
+      else for (const k of list) io.out(describeKey(k));
       return 0;
     }
     case 'revoke': {

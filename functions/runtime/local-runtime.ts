@@ -284,7 +284,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     timers.push(setInterval(() => behind(() => probeCorpus(stores)), PROBE_INTERVAL_SECONDS * 1000));
     timers.push(setInterval(() => behind(() => coverage.refresh()), COVERAGE_SCHEDULE_MS));
     timers.push(setInterval(() => behind(() => runAudit(stores, 'schedule')), AUDIT_SCHEDULE_MS));
-    timers.forEach((t) => t.unref());
+    for (const t of timers) t.unref();
   }
   if (opts.dataDir) {
     const socket = adminSocketPath(opts.dataDir);

@@ -7,6 +7,7 @@ export function normalizeText(text: string): string {
       .normalize('NFC')
       .replace(/\r\n?/g, '\n')
       // C0 controls carry no law and would collide with the search highlight markers.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
       .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
       .replace(/[ \t\u00a0]+/g, ' ')
       .replace(/ *\n */g, '\n')

@@ -136,10 +136,16 @@ describe('the caching version store answers as the store does', () => {
     const { table } = await versionStores();
     const recording = createDocumentClient({ endpoint: dynalite.endpoint });
     const sent: string[] = [];
-    recording.middlewareStack.add((next, context) => async (args) => (sent.push(context.commandName ?? ''), next(args)), {
-      step: 'initialize',
-      name: 'record',
-    });
+    recording.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(context.commandName ?? '');
+        return next(args);
+      },
+      {
+        step: 'initialize',
+        name: 'record',
+      },
+    );
     const base = new DynamoVersionStore(recording, table);
     const cached = new CachingVersionStore(base, { stamps: tracker, table });
     const r = refOf('1-1');

@@ -22,7 +22,10 @@ function describeCaseLawSetup(name: string, open: (made: MadeNames) => Promise<C
   describe(`case-law setup: ${name}`, () => {
     const made: MadeNames = { databases: new Set(), roles: new Set() };
     let cluster: Promise<Cluster> | undefined;
-    const connect: AdminConnect = async (database) => (await (cluster ??= open(made))).connect(database);
+    const connect: AdminConnect = async (database) => {
+      cluster ??= open(made);
+      return (await cluster).connect(database);
+    };
     afterAll(async () => {
       if (cluster) await (await cluster).dispose();
     });

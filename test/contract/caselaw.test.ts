@@ -114,10 +114,10 @@ describe('resolution over the replica', () => {
 describe("CourtListener's bulk-data CSV files", () => {
   /** PostgreSQL `COPY … WITH (FORMAT csv, ESCAPE '\', HEADER)` as CourtListener writes it: null unquoted and empty. */
   const copyCsv = (header: string[], rows: Array<Array<string | number | null>>) =>
-    [
+    `${[
       header.join(','),
       ...rows.map((r) => r.map((v) => (v === null ? '' : `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(',')),
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
 
   let f: CaseLawFixture;
   let dir: string;

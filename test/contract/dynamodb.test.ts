@@ -4,7 +4,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OPEN_END } from '#law/model.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { DynamoAccountStore, idItemKey } from '#stores/dynamodb/account-store.ts';
@@ -229,7 +229,7 @@ describe('dynalite lifecycle', () => {
     const outcome = await store.ping().catch((err: unknown) => err);
     const elapsed = Date.now() - started;
     client.destroy();
-    sockets.forEach((s) => s.destroy());
+    for (const s of sockets) s.destroy();
     await new Promise((resolve) => frozen.close(resolve));
 
     // Assess: two attempts of 300 ms, plus a short backoff

@@ -2,7 +2,7 @@
  * The meter (functions/accounts/metering.ts) over the DynamoDB meter store on dynalite: what a caller sees (headers,
  * 429s with Retry-After), what is billed (refunds after a 5xx, retried when the store fails), what is recorded.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMeter, isBillable } from '#accounts/metering.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import type { ApiKeyRecord, MeterStore } from '#accounts/ports.ts';

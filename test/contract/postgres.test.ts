@@ -72,7 +72,10 @@ afterAll(async () => {
   if (threaded) await closePglite(await threaded);
 });
 describeSearchIndexContract('PostgreSQL on PGlite in a worker thread', {
-  open: async () => schemaFixture(pgliteClient(await (threaded ??= openPgliteThread())), 'threaded'),
+  open: async () => {
+    threaded ??= openPgliteThread();
+    return schemaFixture(pgliteClient(await threaded), 'threaded');
+  },
   openClosed: async () => {
     const db = await openPgliteThread();
     const client = pgliteClient(db);

@@ -33,7 +33,7 @@ export async function call(
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const res = await fetch(target, { method, headers, ...(body !== undefined && { body }) });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {

@@ -32,7 +32,8 @@ export function ingestHandler(options: JobOptions) {
 
   /** CourtListener records from the bucket into the case-law replica (the CLI's `asof ingest courtlistener`). */
   async function ingestCaseLaw(paths: readonly string[], files: SourceFiles, { logger }: JobContext) {
-    const store = caselaw ?? (caselaw = options.caselaw?.(env) ?? null);
+    caselaw ??= options.caselaw?.(env) ?? null;
+    const store = caselaw;
     if (!store) throw new Error(`no case-law replica is bound to this function (${ENV.caseLawHost} is not set)`);
     const local = await localPaths(paths, files).catch(refusedWhenMissing);
     const report = await ingestCourtListener(store, local, (line) => logger.info(line));

@@ -1,5 +1,5 @@
 import {
-  APIGatewayClient,
+  type APIGatewayClient,
   type ApiKey,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,

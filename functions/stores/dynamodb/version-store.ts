@@ -234,7 +234,9 @@ export class DynamoVersionStore implements VersionStore {
       const id = `${p.key.pk}\u0000${p.key.sk}`;
       const n = seen.get(id) ?? 0;
       seen.set(id, n + 1);
-      (rounds[n] ??= []).push(p);
+      const round = rounds[n];
+      if (round) round.push(p);
+      else rounds[n] = [p];
     }
     for (const round of rounds) {
       const batched = round.filter((p) => p.write.kind !== 'setValidTo');

@@ -261,7 +261,7 @@ export class PostgresSearchIndex implements SearchIndex {
     return rows.map((r) => ({
       citation: r.citation,
       catchline: r.catchline,
-      snippet: renderSnippet(r.marked.replace(/\u0003/g, '<').replace(/\u0004/g, '>')),
+      snippet: renderSnippet(r.marked.replaceAll('\u0003', '<').replaceAll('\u0004', '>')),
       status: r.status,
       temporalBasis: r.temporal_basis,
       versionLabel: r.version_label,

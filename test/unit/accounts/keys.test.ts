@@ -30,7 +30,7 @@ describe('API keys', () => {
     );
   });
 
-  it.each(['', 'asof_live_', 'asof_prod_' + 'a'.repeat(49), 'Bearer x', generateKey(false).toLowerCase()])('rejects %j', (k) =>
+  it.each(['', 'asof_live_', `asof_prod_${'a'.repeat(49)}`, 'Bearer x', generateKey(false).toLowerCase()])('rejects %j', (k) =>
     expect(isWellFormedKey(k)).toBe(false),
   );
 });

@@ -72,7 +72,7 @@ describe('planWrites', () => {
             } else {
               items.delete(w.from);
             }
-            PROBES.forEach((d, k) => expect([oldAnswers[k], newAnswers[k]]).toContain(lookup(items, d)));
+            for (const [k, d] of PROBES.entries()) expect([oldAnswers[k], newAnswers[k]]).toContain(lookup(items, d));
           }
           expect(items).toEqual(itemsOf(after));
         }
