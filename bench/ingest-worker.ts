@@ -7,9 +7,9 @@
  */
 import { runIngest } from '#ingest/jobs.ts';
 import type { VersionStore } from '#law/ports.ts';
+import { openLocalStores } from '#local/local-runtime.ts';
 import { runAudit } from '#ops/audit.ts';
 import { CoverageService } from '#ops/coverage.ts';
-import { openLocalStores } from '#runtime/local-runtime.ts';
 import { procStatus } from './proc.ts';
 
 export interface IngestWorkerInput {

@@ -4,8 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { issueKey } from '#accounts/issue-key.ts';
-import { findRunningServer } from '#runtime/data-dir.ts';
-import { openAccountStore } from '#runtime/local-runtime.ts';
+import { findRunningServer } from '#local/data-dir.ts';
+import { openAccountStore } from '#local/local-runtime.ts';
 
 /** Child processes of the benchmark: the `asof` server, the ingest worker, the bare HTTP server. */
 

@@ -6,7 +6,7 @@ import { readRuleSet } from '#ingest/rules.ts';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
-import { SAMPLE_DIR } from '#runtime/local-runtime.ts';
+import { SAMPLE_DIR } from '#local/local-runtime.ts';
 
 /** One section of the bundled sample as an edition shows it, with where it lives. */
 export interface SampleDocument extends SourceDocument {

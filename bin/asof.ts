@@ -4,8 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type CliIo, runCli } from '#runtime/cli.ts';
-import type { StageTarget } from '#runtime/stage-accounts.ts';
+import { type CliIo, runCli } from '#local/cli.ts';
+import type { StageTarget } from '#local/stage-accounts.ts';
 import { STAGES } from './stages.ts';
 
 const USAGE = `usage: asof <command> [options]

@@ -1,6 +1,6 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
 import type { StageDomain } from '../lib/api-domain.ts';
-import type { CaselawCapacity } from '../lib/caselaw-database.ts';
+import type { CaseLawCapacity } from '../lib/caselaw-database.ts';
 import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { SearchCapacity } from '../lib/search-domain.ts';
 
@@ -42,7 +42,7 @@ export interface StageConfig {
   /** NAT gateways of the stage's VPC (functions reach CourtListener, X-Ray and Secrets Manager through them). */
   natGateways: number;
   /** Aurora Serverless v2 (the case-law replica): capacity, reader, backups, deletion protection. */
-  caselaw: Required<CaselawCapacity>;
+  caselaw: Required<CaseLawCapacity>;
   /** The OpenSearch domain's nodes. */
   search: Required<SearchCapacity>;
 }

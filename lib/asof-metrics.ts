@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
-import { ANSWER_METRIC, METRICS_NAMESPACE } from '../functions/lambda/metrics.ts';
+import { ANSWER_METRIC, METRICS_NAMESPACE } from '../functions/lambda/metric-names.ts';
 
 /**
  * The service's own metrics, as the functions emit them through Powertools (functions/lambda/powertools.ts, used by

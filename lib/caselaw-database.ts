@@ -20,7 +20,7 @@ import type { StageNetwork } from './network.ts';
 import { type Access, allowFromFunction, type FunctionNetwork, type StoreBinding } from './store-binding.ts';
 
 /** What a stage sizes. */
-export interface CaselawCapacity {
+export interface CaseLawCapacity {
   /** Serverless v2 capacity range in Aurora capacity units. Default: 0.5 to 2. */
   minAcu?: number;
   maxAcu?: number;
@@ -32,7 +32,7 @@ export interface CaselawCapacity {
   deletionProtection?: boolean;
 }
 
-export interface CaselawDatabaseProps extends CaselawCapacity {
+export interface CaseLawDatabaseProps extends CaseLawCapacity {
   prefix: string;
   network: StageNetwork;
   /** Keep the cluster when the stack goes away; false takes a final snapshot instead. Default: true. */
@@ -53,7 +53,7 @@ const PORT = 5432;
  * database as that user with IAM too (DefaultAuthScheme.IAM_AUTH), so no password of the API user exists anywhere.
  * The admin secret is the setup job's alone (lib/data-setup.ts), which connects to the cluster directly.
  */
-export class CaselawDatabase extends Construct implements StoreBinding {
+export class CaseLawDatabase extends Construct implements StoreBinding {
   readonly cluster: DatabaseCluster;
   readonly proxy: DatabaseProxy;
   readonly network: FunctionNetwork;
@@ -61,7 +61,7 @@ export class CaselawDatabase extends Construct implements StoreBinding {
   readonly databaseName = DEFAULT_CASELAW_DATABASE;
   readonly apiUser = DEFAULT_CASELAW_USER;
 
-  constructor(scope: Construct, id: string, props: CaselawDatabaseProps) {
+  constructor(scope: Construct, id: string, props: CaseLawDatabaseProps) {
     super(scope, id);
     const { vpc } = props.network;
     const minAcu = props.minAcu ?? 0.5;

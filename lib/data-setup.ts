@@ -3,12 +3,12 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { InvocationType, Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { AsofFunction } from './asof-function.ts';
-import type { CaselawDatabase } from './caselaw-database.ts';
+import type { CaseLawDatabase } from './caselaw-database.ts';
 import type { SearchDomain } from './search-domain.ts';
 
 export interface DataSetupProps {
   prefix: string;
-  caselaw: CaselawDatabase;
+  caselaw: CaseLawDatabase;
   search: SearchDomain;
   /** Default: one week. */
   logRetention?: RetentionDays;

@@ -7,7 +7,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type IngestJobEvent, parseIngestEvent } from '../functions/lambda/jobs/ingest-event.ts';
-import { JOB_NAMES, type JobName } from '../functions/lambda/jobs/metrics.ts';
+import { JOB_NAMES, type JobName } from '../functions/lambda/metric-names.ts';
 import { AsofFunction } from './asof-function.ts';
 import type { Access, StoreBinding } from './store-binding.ts';
 

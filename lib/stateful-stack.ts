@@ -2,7 +2,7 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLES, tableNames } from '../functions/stores/dynamodb/tables.ts';
-import { type CaselawCapacity, CaselawDatabase } from './caselaw-database.ts';
+import { type CaseLawCapacity, CaseLawDatabase } from './caselaw-database.ts';
 import { DynamoTable } from './dynamo-table.ts';
 import { StageNetwork, type StageNetworkProps } from './network.ts';
 import { type SearchCapacity, SearchDomain } from './search-domain.ts';
@@ -14,8 +14,8 @@ export interface StatefulStackProps extends StackProps {
   retainData?: boolean;
   /** The VPC's zones and NAT gateways. Default: StageNetwork's (2 zones, 1 NAT gateway). */
   network?: Pick<StageNetworkProps, 'maxAzs' | 'natGateways'>;
-  /** Aurora's capacity, backups and deletion protection. Default: CaselawDatabase's (0.5–2 ACU, no reader). */
-  caselaw?: CaselawCapacity;
+  /** Aurora's capacity, backups and deletion protection. Default: CaseLawDatabase's (0.5–2 ACU, no reader). */
+  caselaw?: CaseLawCapacity;
   /** The search domain's nodes. Default: SearchDomain's (one t3.small.search, no zone awareness). */
   search?: SearchCapacity;
   /** How long the stores' and the VPC's logs are kept. Default: one month. */
@@ -26,7 +26,7 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   readonly tables: Record<keyof typeof TABLES, DynamoTable>;
   readonly network: StageNetwork;
-  readonly caselaw: CaselawDatabase;
+  readonly caselaw: CaseLawDatabase;
   readonly search: SearchDomain;
   readonly sources: SourcesBucket;
 
@@ -43,7 +43,8 @@ export class StatefulStack extends Stack {
     const logRetention = props.logRetention;
     this.network = new StageNetwork(this, 'Network', { ...props.network, ...(logRetention && { flowLogRetention: logRetention }) });
     const stores = { prefix: props.prefix, network: this.network, retain, ...(logRetention && { logRetention }) };
-    this.caselaw = new CaselawDatabase(this, 'CaselawDatabase', { ...stores, ...props.caselaw });
+    // The construct id is the cluster's logical id, kept as first deployed (renaming it would replace the database).
+    this.caselaw = new CaseLawDatabase(this, 'CaselawDatabase', { ...stores, ...props.caselaw });
     this.search = new SearchDomain(this, 'SearchDomain', { ...stores, ...props.search });
     this.sources = new SourcesBucket(this, 'SourcesBucket', { prefix: props.prefix, retain });
   }

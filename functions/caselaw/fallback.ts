@@ -42,6 +42,17 @@ export interface FallbackQuota {
   remaining(day: string, limit: number): Promise<number>;
 }
 
+export interface FallbackConfig {
+  provider: CitationProvider | null;
+  /** Requests a UTC day on the shared token. */
+  dailyRequests: number;
+  /** Citations looked up per request at most. */
+  perRequestCap: number;
+}
+
+/** No provider: a requested fallback answers `unavailable`. */
+export const NO_FALLBACK: FallbackConfig = { provider: null, dailyRequests: 0, perRequestCap: 0 };
+
 export interface FallbackDeps {
   provider: CitationProvider | null;
   quota: FallbackQuota;

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Services } from '#runtime/services.ts';
+import type { Services } from '#app/services.ts';
 import { authenticate } from './middlewares/authenticate.ts';
 import { edgeLimit } from './middlewares/edge-limit.ts';
 import { errorEnvelope } from './middlewares/error-envelope.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Services } from '#runtime/services.ts';
+import type { Services } from '#app/services.ts';
 import { createRouteHandler, type RouteHandler } from './handler.ts';
 import { errorResponse } from './middlewares/error-envelope.ts';
 import type { Page } from './pages/page.ts';

@@ -1,12 +1,6 @@
+import type { SiteConfig } from '#app/services.ts';
 import type { SectionRef, SectionVersion } from '#law/model.ts';
 import { DISCLAIMER, serviceNote } from '#law/notes.ts';
-
-export interface SiteConfig {
-  /** Where permalinks resolve, e.g. http://127.0.0.1:8787 (no trailing slash). */
-  siteUrl: string;
-  /** The API's base address including its version segment, e.g. http://127.0.0.1:8787/v1. */
-  baseUrl: string;
-}
 
 export const permalinkOf = (site: SiteConfig, ref: SectionRef): string =>
   `${site.siteUrl}/law/${encodeURIComponent(ref.jurisdiction)}/${encodeURIComponent(ref.corpus)}/${encodeURIComponent(ref.key)}`;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Scope } from '#accounts/authenticate.ts';
 import type { ApiKeyRecord } from '#accounts/ports.ts';
-import type { Services } from '#runtime/services.ts';
+import type { Services } from '#app/services.ts';
 import type { ErrorCode } from '#shared/errors.ts';
 import type { ResponseSchemaId } from './schemas-responses.ts';
 

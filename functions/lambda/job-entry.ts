@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { JOB_METRICS } from './jobs/metrics.ts';
+import { JOB_METRICS } from './metric-names.ts';
 import { powertools } from './powertools.ts';
 
 export interface JobContext {

@@ -6,7 +6,7 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { ANSWER_METRIC, METRICS_NAMESPACE } from './metrics.ts';
+import { ANSWER_METRIC, METRICS_NAMESPACE } from './metric-names.ts';
 
 /**
  * The Powertools every function runs with: a logger, metrics in METRICS_NAMESPACE under `dimensions` (a route's or a

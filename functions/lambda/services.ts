@@ -1,12 +1,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createMeter } from '#accounts/metering.ts';
+import { createMeter } from '#accounts/meter.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import { UsageLog } from '#accounts/usage-log.ts';
+import type { Services } from '#app/services.ts';
+import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { RouteStore } from '#http/route.ts';
 import type { SearchIndex } from '#law/ports.ts';
 import { CoverageService } from '#ops/coverage.ts';
-import { type FallbackConfig, NO_FALLBACK, type Services } from '#runtime/services.ts';
 import { TimeWindowStamps } from '#stores/cache/change-stamps.ts';
 import { CachingFormatStore } from '#stores/cache/format-store.ts';
 import { dynamoStores } from './dynamo-stores.ts';

@@ -16,7 +16,7 @@ import type { FormatStore } from '#formats/ports.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
 import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords, pinnedRows } from '#formats/registry.ts';
 import { runIngest } from '#ingest/jobs.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { AppError } from '#shared/errors.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';

@@ -12,7 +12,7 @@ import { ROUTES } from '#http/routes.ts';
 import { ENV } from '#lambda/env.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
 import { lambdaServices } from '#lambda/services.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
 let stores: EmbeddedStores;

@@ -1,9 +1,9 @@
 /**
- * The meter (functions/accounts/metering.ts) over the DynamoDB meter store on dynalite: what a caller sees (headers,
+ * The meter (functions/accounts/meter.ts) over the DynamoDB meter store on dynalite: what a caller sees (headers,
  * 429s with Retry-After), what is billed (refunds after a 5xx, retried when the store fails), what is recorded.
  */
 import { describe, expect, it } from 'vitest';
-import { createMeter, isBillable } from '#accounts/metering.ts';
+import { createMeter, isBillable } from '#accounts/meter.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import type { ApiKeyRecord, MeterStore } from '#accounts/ports.ts';
 import { UsageLog } from '#accounts/usage-log.ts';

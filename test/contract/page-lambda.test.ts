@@ -11,7 +11,7 @@ import type { Page } from '#http/pages/page.ts';
 import { permalinkPage } from '#http/pages/permalink.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { pageLambda, pageServices } from '#lambda/page-entry.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#runtime/embedded-stores.ts';
+import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { MARSH_CITED_BY, SAMPLE_CASELAW_PATHS } from '../contract/caselaw-store.contract.ts';
 
 let server: LocalServer;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { resetFallbackPause } from '#caselaw/fallback.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
 import { SAMPLE_CASELAW_PATHS } from '../contract/caselaw-store.contract.ts';
 import { type FakeCourtListener, startFakeCourtListener } from '../support/fake-courtlistener.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { issueKey } from '#accounts/issue-key.ts';
-import { serveLocal } from '#runtime/local-runtime.ts';
+import { serveLocal } from '#local/local-runtime.ts';
 
 export interface HttpFixture {
   /** API base URL, e.g. http://127.0.0.1:41234/v1 */

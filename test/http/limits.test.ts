@@ -10,7 +10,7 @@ import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { generateKey } from '#accounts/keys.ts';
 import { windowsAt } from '#accounts/windows.ts';
 import { runIngest } from '#ingest/jobs.ts';
-import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
+import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 
 const USLM = fileURLToPath(new URL('../../data/sample/uslm/usc01@117-80.xml', import.meta.url));
 const LOOKUP = '/law/lookup?jurisdiction=us&citation=1-1&asOf=2024-01-01';

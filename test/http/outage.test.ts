@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
 import { runIngest } from '#ingest/jobs.ts';
+import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { probeCorpus } from '#ops/health.ts';
-import { type LocalServer, serveLocal } from '#runtime/local-runtime.ts';
 
 const USLM = ['usc01@113-31.xml', 'usc01@117-80.xml'].map((f) => fileURLToPath(new URL(`../../data/sample/uslm/${f}`, import.meta.url)));
 

@@ -7,7 +7,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#lambda/env.ts';
-import { JOB_NAMES, type JobName } from '#lambda/jobs/metrics.ts';
+import { JOB_NAMES, type JobName } from '#lambda/metric-names.ts';
 import type { AsofFunction } from '../../lib/asof-function.ts';
 import { JobsStack } from '../../lib/jobs-stack.ts';
 import type { IngestSchedule, JobBindings } from '../../lib/scheduled-jobs.ts';
@@ -37,7 +37,7 @@ class SearchDomainBinding implements StoreBinding {
   }
 }
 
-class CaselawBinding implements StoreBinding {
+class CaseLawBinding implements StoreBinding {
   constructor(readonly network: FunctionNetwork) {}
   bind(fn: AsofFunction): void {
     fn.addEnvironment(ENV.caseLawHost, 'proxy.asof.test');
@@ -68,7 +68,7 @@ function synth(full: boolean, extra: { ingestSchedules?: IngestSchedule[]; bindi
       ...stateful.tables,
       search: new SearchDomainBinding({ vpc, subnets: { subnetType: SubnetType.PRIVATE_ISOLATED } }),
       sources: new SourcesBucketBinding(new Bucket(data, 'Sources')),
-      caselaw: new CaselawBinding({ vpc, subnets: { subnetType: SubnetType.PRIVATE_ISOLATED } }),
+      caselaw: new CaseLawBinding({ vpc, subnets: { subnetType: SubnetType.PRIVATE_ISOLATED } }),
     };
   }
   const stack = new JobsStack(app, 'test-jobs', {

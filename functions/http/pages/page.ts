@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Services } from '#runtime/services.ts';
+import type { Services } from '#app/services.ts';
 
 /** What a page reads: the law's versions and the clock (the local server passes all its services, a page function these). */
 export type PageServices = Pick<Services, 'versions' | 'now'>;

@@ -1,4 +1,4 @@
-import { type FallbackConfig, NO_FALLBACK } from '#runtime/services.ts';
+import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
 import { ENV, type LambdaEnv, regionOf } from '../env.ts';
 

@@ -1,8 +1,8 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { runAudit } from '#ops/audit.ts';
 import { jobLambda } from '../job-entry.ts';
+import { JOB_METRICS } from '../metric-names.ts';
 import { type JobOptions, jobStores } from './job-stores.ts';
-import { JOB_METRICS } from './metrics.ts';
 
 /** The scheduled quality audit of the stored data: one run per jurisdiction and one over everything, each stored for /law/quality. */
 export function auditHandler(options: Pick<JobOptions, 'search' | 'env' | 'now'>) {

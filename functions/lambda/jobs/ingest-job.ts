@@ -7,9 +7,9 @@ import type { IngestReport } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { ENV } from '../env.ts';
 import { type JobContext, JobRefusedError, jobLambda } from '../job-entry.ts';
+import { JOB_METRICS } from '../metric-names.ts';
 import { localIngestRequest, localPaths, parseIngestEvent } from './ingest-event.ts';
 import { type JobOptions, jobStores } from './job-stores.ts';
-import { JOB_METRICS } from './metrics.ts';
 import { type SourceFiles, SourceNotFoundError } from './source-files.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PROBE_INTERVAL_SECONDS, probeCorpus } from '#ops/health.ts';
 import { jobLambda } from '../job-entry.ts';
+import { JOB_METRICS } from '../metric-names.ts';
 import { type JobOptions, jobStores } from './job-stores.ts';
-import { JOB_METRICS } from './metrics.ts';
 
 /**
  * The corpus health probe: can law be served (both stores answer, some corpus is carried)? The verdict is stored

@@ -3,13 +3,20 @@ import type { EdgeLimiter } from '#accounts/edge-limit.ts';
 import type { Meter } from '#accounts/meter.ts';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { UsageLog } from '#accounts/usage-log.ts';
-import type { CitationProvider } from '#caselaw/fallback.ts';
+import type { FallbackConfig } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { FormatStore } from '#formats/ports.ts';
-import type { SiteConfig } from '#http/present.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
+
+/** Where the service is reached: every permalink and link in an answer is built from these. */
+export interface SiteConfig {
+  /** Where permalinks resolve, e.g. http://127.0.0.1:8787 (no trailing slash). */
+  siteUrl: string;
+  /** The API's base address including its version segment, e.g. http://127.0.0.1:8787/v1. */
+  baseUrl: string;
+}
 
 /** Everything a handler may use, wired once per process (Lambda module scope, or the local runtime). */
 export interface Services {
@@ -34,14 +41,3 @@ export interface Services {
   edge: EdgeLimiter | null;
   logger: Logger;
 }
-
-export interface FallbackConfig {
-  provider: CitationProvider | null;
-  /** Requests a UTC day on the shared token. */
-  dailyRequests: number;
-  /** Citations looked up per request at most. */
-  perRequestCap: number;
-}
-
-/** No provider: a requested fallback answers `unavailable`. */
-export const NO_FALLBACK: FallbackConfig = { provider: null, dailyRequests: 0, perRequestCap: 0 };

@@ -5,6 +5,7 @@ import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, ApiKeyRecord, GatewayKeys, MeterStore } from '#accounts/ports.ts';
 import { revokeKey } from '#accounts/revoke-key.ts';
 import { type UsageReport, usageReport } from '#accounts/usage-report.ts';
+import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import type { RecordCheck } from '#formats/registry.ts';
 import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
@@ -15,7 +16,6 @@ import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-pr
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
 import { ADMIN_JOBS, type AdminJobName, openAccountStore, openLocalStores, serveLocal } from './local-runtime.ts';
-import { type FallbackConfig, NO_FALLBACK } from './services.ts';
 import type { StageTarget } from './stage-accounts.ts';
 
 export interface CliIo {
