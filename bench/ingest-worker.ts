@@ -112,7 +112,7 @@ try {
   const all = runs.find((r) => r.run.jurisdiction === 'all');
   if (all) {
     auditSummary = `${all.run.passed}/${all.run.totalChecks} checks passed, ${all.run.warned} warned, ${all.run.failed} failed`;
-    auditFindings.push(...all.findings.map((f) => `${f.status} ${f.scope} ${f.check_name}: ${f.detail.slice(0, 240)}`));
+    auditFindings.push(...all.findings.map((f) => `${f.status} ${f.scope} ${f.checkName}: ${f.detail.slice(0, 240)}`));
   }
 } catch (err) {
   auditError = failure(err);

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { issueKey } from '#accounts/issue-key.ts';
 import { findRunningServer } from '#local/data-dir.ts';
-import { openAccountStore } from '#local/local-runtime.ts';
+import { openEmbeddedAccountStore } from '#local/embedded-stores.ts';
 
 /** Child processes of the benchmark: the `asof` server, the ingest worker, the bare HTTP server. */
 
@@ -167,7 +167,7 @@ export function runNode(
 export async function createKeys(dataDir: string, count: number): Promise<string[]> {
   const running = await findRunningServer(dataDir);
   if (!running) throw new Error(`no server is running on ${dataDir}`);
-  const opened = await openAccountStore(dataDir, running.dynamoEndpoint);
+  const opened = await openEmbeddedAccountStore(dataDir, running.dynamoEndpoint);
   const keys: string[] = [];
   try {
     for (let i = 0; i < count; i += 32) {

@@ -1,7 +1,7 @@
 import { secondsToNextUtcDay, secondsToNextUtcMonth } from '#shared/dates.ts';
 import { AppError, type ErrorCode } from '#shared/errors.ts';
-import type { Ceilings, PlanBook } from './plans.ts';
-import type { ApiKeyRecord, MeterStore, MeterUsage, RefundRequest } from './ports.ts';
+import type { PlanBook } from './plans.ts';
+import type { ApiKeyRecord, Ceilings, MeterStore, MeterUsage, RefundRequest } from './ports.ts';
 import type { UsageLog } from './usage-log.ts';
 import { secondsInMonth, secondsToNextMinute, windowsAt } from './windows.ts';
 

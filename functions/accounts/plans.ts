@@ -1,15 +1,9 @@
 import * as z from 'zod';
 import { EDGE_LIMIT_PER_MINUTE } from './edge-limit.ts';
 import planFile from './plans.json' with { type: 'json' };
-import type { ApiKeyRecord } from './ports.ts';
+import type { ApiKeyRecord, Ceilings } from './ports.ts';
 
 /** The three numbers that bound a key: requests per UTC minute, billable units per UTC day and per UTC month. */
-export interface Ceilings {
-  perMinute: number;
-  daily: number;
-  monthly: number;
-}
-
 const ceiling = z.number().int().positive();
 /**
  * A per-minute ceiling above the edge limit could never be reached (the edge refuses a token's 121st request of a

@@ -1,5 +1,11 @@
-import type { Ceilings } from './plans.ts';
 import type { MeterWindows } from './windows.ts';
+
+/** A key's three ceilings: requests a minute, units a UTC day, units a UTC month. */
+export interface Ceilings {
+  perMinute: number;
+  daily: number;
+  monthly: number;
+}
 
 /** An API key as stored: never the key itself, only its SHA-256 and its first sixteen characters. */
 export interface ApiKeyRecord {

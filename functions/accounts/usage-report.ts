@@ -1,6 +1,6 @@
 import { secondsToNextUtcDay, secondsToNextUtcMonth } from '#shared/dates.ts';
-import type { Ceilings, PlanBook } from './plans.ts';
-import type { ApiKeyRecord, MeterStore } from './ports.ts';
+import type { PlanBook } from './plans.ts';
+import type { ApiKeyRecord, Ceilings, MeterStore } from './ports.ts';
 import { windowsAt } from './windows.ts';
 
 export interface RouteUsage {

@@ -1,6 +1,7 @@
 import type { SiteConfig } from '#app/services.ts';
 import type { SectionRef, SectionVersion } from '#law/model.ts';
 import { DISCLAIMER, serviceNote } from '#law/notes.ts';
+import type { AuditFinding } from '#ops/ports.ts';
 
 export const permalinkOf = (site: SiteConfig, ref: SectionRef): string =>
   `${site.siteUrl}/law/${encodeURIComponent(ref.jurisdiction)}/${encodeURIComponent(ref.corpus)}/${encodeURIComponent(ref.key)}`;
@@ -37,3 +38,16 @@ export function presentText(site: SiteConfig, v: SectionVersion) {
   } = presentVersion(site, v);
   return { ...quotable, versionLabel: v.provenance.versionLabel };
 }
+
+/** An audit finding under the field names the specification gives them. */
+export const presentFinding = (f: AuditFinding) => ({
+  scope: f.scope,
+  check_name: f.checkName,
+  status: f.status,
+  detail: f.detail,
+  rows: f.rows,
+  avg_chars: f.avgChars,
+  max_chars: f.maxChars,
+  unexplained_empty: f.unexplainedEmpty,
+  misattributed: f.misattributed,
+});

@@ -1,9 +1,31 @@
-import type { Route } from './route.ts';
+import { handleOpenApi } from './handlers/spec.ts';
+import { defineRoute, type Route } from './route.ts';
+import { publicAccess } from './routes/access.ts';
 import { caselawCase, caselawCitations, caselawCitedBy } from './routes/caselaw.ts';
 import { lawFormat } from './routes/formats.ts';
 import { lawLookup, lawSearch, lawText } from './routes/law.ts';
 import { health, healthCorpus, lawCoverage, lawQuality } from './routes/ops.ts';
-import { openapiJson, openapiYaml } from './routes/spec.ts';
+import { EmptyInputSchema } from './schemas.ts';
+
+/** The machine-readable specification of the whole table below, this route included. */
+const openapiRoute = (format: 'yaml' | 'json') =>
+  defineRoute({
+    id: `openapi-${format}`,
+    methods: ['GET'],
+    path: `/openapi.${format}`,
+    stores: [],
+    auth: publicAccess,
+    units: 0,
+    input: EmptyInputSchema,
+    tag: 'spec',
+    summary: `This document (${format.toUpperCase()})`,
+    responses: {},
+    errors: [],
+    hidden: true,
+    handle: (_input, ctx) => handleOpenApi(format, ROUTES, ctx),
+  });
+export const openapiYaml = openapiRoute('yaml');
+export const openapiJson = openapiRoute('json');
 
 /**
  * The API. Everything else (Lambda functions, API Gateway, the local server, OpenAPI) is built from this table. The

@@ -1,14 +1,11 @@
-import { basename } from 'node:path';
 import type { TemporalBasis } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { readDcManifest } from './dc-code.ts';
 import { type IngestReport, ingestEdition } from './engine.ts';
-import { readRuleSet } from './rules.ts';
+import { RULE_SETS, type RuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
 import type { SourceEdition } from './source.ts';
 import { readUslmTitle } from './uslm.ts';
-
-export type RuleSetId = 'frap' | 'sup-ct' | 'ndrappp';
 
 /** An ingest as the CLI, the local admin socket and the scheduled job describe it. Paths are absolute. */
 export type IngestRequest =
@@ -26,15 +23,6 @@ export interface IngestJobDeps {
 const LEASE = 'ingest';
 const LEASE_SECONDS = 15 * 60;
 
-/** The rule set a folder or file name stands for, when the CLI is not told. */
-export function ruleSetOf(path: string): RuleSetId | null {
-  const name = basename(path.replace(/\/+$/, ''));
-  if (/frap/i.test(name)) return 'frap';
-  if (/supreme-court|sup-ct|supct/i.test(name)) return 'sup-ct';
-  if (/north-dakota|ndrappp|nd-rap/i.test(name)) return 'ndrappp';
-  return null;
-}
-
 async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[]> {
   const retrievedAt = req.retrievedAt ?? now.toISOString();
   switch (req.kind) {
@@ -48,7 +36,7 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
       return readDcManifest(req.manifest, { retrievedAt });
     case 'rules': {
       const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
-      if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set frap|sup-ct|ndrappp`);
+      if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${RULE_SETS.join('|')}`);
       return readRuleSet(set, req.paths, {
         retrievedAt,
         ...(req.date && { date: req.date }),

@@ -8,7 +8,9 @@ import type { SourceDocument, SourceEdition } from './source.ts';
 
 /** Court rules published as one Markdown file per rule (FRAP, Supreme Court Rules, North Dakota appellate rules). */
 
-export type RuleSetId = 'frap' | 'sup-ct' | 'ndrappp';
+/** The rule sets this connector reads: the one list the CLI, the ingest job's event and the ingest read. */
+export const RULE_SETS = ['frap', 'sup-ct', 'ndrappp'] as const;
+export type RuleSetId = (typeof RULE_SETS)[number];
 
 export interface RuleSetOverrides {
   date?: string;
@@ -18,6 +20,8 @@ export interface RuleSetOverrides {
 }
 
 interface RuleSetDefaults {
+  /** A folder or file whose name matches holds this set (when the CLI or the event does not name the set). */
+  pathName: RegExp;
   collection: string;
   keyPrefix: string;
   /** File name → rule number. */
@@ -42,6 +46,7 @@ interface RuleSetDefaults {
 export const RULE_SET_DEFAULTS: Readonly<Record<RuleSetId, RuleSetDefaults>> = {
   // The text shows the amendments effective 2024-12-01 (Rule 32(g)(1) cites Rule 40(d)(3)(A)); files carry no dates.
   frap: {
+    pathName: /frap/i,
     collection: 'frap',
     keyPrefix: 'frap',
     fileName: /^rule_(\d+(?:\.\d+)?)\.md$/,
@@ -55,6 +60,7 @@ export const RULE_SET_DEFAULTS: Readonly<Record<RuleSetId, RuleSetDefaults>> = {
   },
   // Undated files; front-matter notes state some amendments' effective dates (see supCtEffectiveDate).
   'sup-ct': {
+    pathName: /supreme-court|sup-ct|supct/i,
     collection: 'sup-ct',
     keyPrefix: 'sup-ct-r',
     fileName: /^rule_(\d+(?:\.\d+)?)\.md$/,
@@ -68,6 +74,7 @@ export const RULE_SET_DEFAULTS: Readonly<Record<RuleSetId, RuleSetDefaults>> = {
   },
   // The source repository states the rules were last checked against ndcourts.gov on 2026-03-07.
   ndrappp: {
+    pathName: /north-dakota|ndrappp|nd-rap/i,
     collection: 'ndrappp',
     keyPrefix: 'ndrappp',
     fileName: /^rule-(\d+(?:\.\d+)?)\.md$/,
@@ -80,6 +87,12 @@ export const RULE_SET_DEFAULTS: Readonly<Record<RuleSetId, RuleSetDefaults>> = {
     scope: 'prefix',
   },
 };
+
+/** The rule set a folder or file name stands for, when the caller does not say. */
+export function ruleSetOf(path: string): RuleSetId | null {
+  const name = basename(path.replace(/\/+$/, ''));
+  return RULE_SETS.find((set) => RULE_SET_DEFAULTS[set].pathName.test(name)) ?? null;
+}
 
 interface RuleFile {
   file: string;

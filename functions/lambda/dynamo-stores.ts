@@ -5,10 +5,11 @@ import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { type LambdaEnv, regionOf, TABLE_ENV } from './env.ts';
+import { captureClient } from './powertools.ts';
 
 /** The DynamoDB-backed stores of the tables bound to this function (null for a table it was not given). */
 export function dynamoStores(env: LambdaEnv) {
-  const doc = createDocumentClient({ region: regionOf(env) });
+  const doc = createDocumentClient({ region: regionOf(env), capture: captureClient });
   const table = (kind: keyof typeof TABLE_ENV) => env[TABLE_ENV[kind]] ?? null;
   const versions = table('versions');
   const accounts = table('accounts');

@@ -1,3 +1,4 @@
+import { FALLBACK_ENV } from '#app/fallback.ts';
 import type { TableKind } from '#stores/dynamodb/tables.ts';
 
 /**
@@ -24,11 +25,11 @@ export const ENV = {
   caseLawPort: 'ASOF_CASELAW_PORT',
   caseLawUser: 'ASOF_CASELAW_USER',
   caseLawDatabase: 'ASOF_CASELAW_DATABASE',
-  /** Secrets Manager id of the CourtListener API token (the case-law fallback); unset = no fallback. */
-  courtListenerSecret: 'ASOF_COURTLISTENER_SECRET',
-  courtListenerBaseUrl: 'ASOF_COURTLISTENER_BASE_URL',
-  fallbackDailyRequests: 'ASOF_FALLBACK_DAILY_REQUESTS',
-  fallbackPerRequest: 'ASOF_FALLBACK_PER_REQUEST',
+  /**
+   * Secrets Manager id of the CourtListener API token (the case-law fallback); unset = no fallback. The fallback's
+   * other settings are read under the same names locally and in AWS (functions/app/fallback.ts FALLBACK_ENV).
+   */
+  courtListenerSecret: FALLBACK_ENV.tokenSecret,
   /** The S3 bucket of the official source files the ingest job reads. */
   sourcesBucket: 'ASOF_SOURCES_BUCKET',
   /** The deploy-time setup job: Secrets Manager id of Aurora's admin credentials (it connects to the cluster, not the proxy). */

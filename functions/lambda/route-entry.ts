@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { createRouteHandler } from '#http/handler.ts';
 import type { Route } from '#http/route.ts';
 import { countAnswer, powertools } from './powertools.ts';
-import { type LambdaAdapters, lambdaServices } from './services.ts';
+import { type LambdaAdapters, lambdaServices } from './route-services.ts';
 
 /**
  * A route as a Lambda function: the same middleware chain as the local server (createRouteHandler), wrapped in the
@@ -19,7 +19,7 @@ export function routeLambda(route: Route, adapters: LambdaAdapters = {}) {
       countAnswer(metrics, result.statusCode);
       return result;
     } finally {
-      await services.usageLog.flush();
+      await services.usageLog?.flush();
     }
   });
 }

@@ -1,21 +1,24 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { issueKey } from '#accounts/issue-key.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, ApiKeyRecord, GatewayKeys, MeterStore } from '#accounts/ports.ts';
 import { revokeKey } from '#accounts/revoke-key.ts';
 import { type UsageReport, usageReport } from '#accounts/usage-report.ts';
-import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
+import { ConfigError, FALLBACK_ENV, fallbackSettings } from '#app/fallback.ts';
 import type { RecordCheck } from '#formats/registry.ts';
 import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
-import { type IngestRequest, type RuleSetId, ruleSetOf } from '#ingest/jobs.ts';
+import type { IngestRequest } from '#ingest/jobs.ts';
+import { RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
-import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
+import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts';
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
-import { ADMIN_JOBS, type AdminJobName, openAccountStore, openLocalStores, serveLocal } from './local-runtime.ts';
+import { openEmbeddedAccountStore } from './embedded-stores.ts';
+import { ADMIN_JOBS, type AdminJobName, localJobs, openLocalStores, serveLocal } from './local-runtime.ts';
 import type { StageTarget } from './stage-accounts.ts';
 
 export interface CliIo {
@@ -23,29 +26,83 @@ export interface CliIo {
   err(line: string): void;
 }
 
-export interface CliFlags {
-  cwd: string;
-  port?: string;
-  host?: string;
-  'data-dir'?: string;
-  name?: string;
-  scopes?: string;
-  plan?: string;
-  'per-minute'?: string;
-  daily?: string;
-  monthly?: string;
-  test?: boolean;
-  json?: boolean;
-  date?: string;
-  label?: string;
-  'retrieved-at'?: string;
-  set?: string;
-  basis?: string;
-  write?: boolean;
-  'no-cache'?: boolean;
-  'no-meter'?: boolean;
+/** The command line's options, declared once: parsing, the flags' type and the usage text all read this. */
+export const CLI_OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  plan: { type: 'string' },
+  'per-minute': { type: 'string' },
+  daily: { type: 'string' },
+  monthly: { type: 'string' },
+  test: { type: 'boolean' },
+  json: { type: 'boolean' },
+  date: { type: 'string' },
+  label: { type: 'string' },
+  'retrieved-at': { type: 'string' },
+  set: { type: 'string' },
+  basis: { type: 'string' },
+  write: { type: 'boolean' },
+  'no-cache': { type: 'boolean' },
+  'no-meter': { type: 'boolean' },
   /** A deployed stage's name (bin/stages.ts): the keys commands then act on its tables and gateway. */
-  stage?: string;
+  stage: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+type OptionValue<O> = O extends { type: 'boolean' } ? boolean : string;
+export type CliFlags = { -readonly [K in keyof typeof CLI_OPTIONS]?: OptionValue<(typeof CLI_OPTIONS)[K]> } & { cwd: string };
+
+const usage = (stageNames: readonly string[]) => `usage: asof <command> [options]
+
+  serve                      serve the API (default port ${DEFAULT_PORT}, data dir .asof/)
+      --port N                 (env PORT)         --data-dir DIR   (env ASOF_DATA_DIR)
+      --host H                 (default 127.0.0.1)
+      --no-cache               read the stores on every request (env ASOF_CACHE=off)
+      --no-meter               check keys but count and limit nothing (benchmarks)
+  keys create --name NAME [--scopes lookup,...] [--plan P] [--per-minute N] [--daily N] [--monthly N]
+              [--test] [--json]
+  keys list [--json]
+  keys revoke ID
+  keys usage ID [--json]     units today and this month, what is left, calls by endpoint
+  keys … --stage NAME        any keys command against a deployed stage (${stageNames.join(', ') || 'none configured'}): its
+                             DynamoDB tables and its API Gateway keys, with your AWS credentials
+  plans list [--json]        the plans and their ceilings
+  ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
+  ingest dc-code MANIFEST.csv [--retrieved-at ISO]
+  ingest rules PATH... [--set ${RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
+  ingest courtlistener PATH...   CourtListener bulk-data CSV files (.csv, .csv.gz) or API records (court fixture,
+                             API v3 opinions, opinion_clusters) into the case-law replica
+  audit [--json]             run the quality audit now
+  probe                      run the corpus health probe now
+  reindex                    rebuild the search index from the stored versions
+  formats check [PATH...] [--json]
+                             validate the filing-format records (bundled, plus record files being authored)
+                             against the corpus; print each one's status and staleness (exit 1: refused or stale)
+  openapi [--write]          print (or write to openapi/) the OpenAPI document
+`;
+
+/**
+ * `asof …`: parses the arguments and runs the command; returns the process exit code (2: a usage error).
+ * `stages`: the deployed stages `--stage` may name (bin/ reads their configuration).
+ */
+export async function main(argv: string[], io: CliIo, cwd: string, stages: Readonly<Record<string, StageTarget>> = {}): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof CLI_OPTIONS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.err(`asof: ${err instanceof Error ? err.message : String(err)}`);
+    io.err(usage(Object.keys(stages)));
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    io.out(usage(Object.keys(stages)));
+    return values.help ? 0 : 2;
+  }
+  return runCli(positionals, { ...values, cwd }, io, stages);
 }
 
 export const DEFAULT_PORT = 8787;
@@ -93,7 +150,7 @@ export async function runCli(
     }
   } catch (err) {
     io.err(`asof ${command}: ${err instanceof Error ? err.message : String(err)}`);
-    return err instanceof UsageError ? 2 : 1;
+    return err instanceof UsageError || err instanceof ConfigError ? 2 : 1;
   }
 }
 
@@ -119,7 +176,7 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
     log: io.out,
     cache,
     meter,
-    fallback: fallbackFromEnv(process.env),
+    fallback: sharedTokenFallback(fallbackSettings(process.env), process.env[FALLBACK_ENV.token]?.trim() || null),
   });
   if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
   await new Promise<void>((done) => {
@@ -153,9 +210,8 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
       if (files.length !== 1) throw new UsageError('ingest dc-code takes one MANIFEST.csv');
       return { kind: 'dc-code', manifest: files[0]!, ...(retrievedAt && { retrievedAt }) };
     case 'rules': {
-      const set = (flags.set ?? ruleSetOf(files[0]!)) as RuleSetId | null;
-      if (!set || !['frap', 'sup-ct', 'ndrappp'].includes(set))
-        throw new UsageError('ingest rules needs --set frap|sup-ct|ndrappp (or a folder named after the set)');
+      const set = RULE_SETS.find((s) => s === (flags.set ?? ruleSetOf(files[0]!)));
+      if (!set) throw new UsageError(`ingest rules needs --set ${RULE_SETS.join('|')} (or a folder named after the set)`);
       if (flags.basis !== undefined && !(TEMPORAL_BASES as readonly string[]).includes(flags.basis)) {
         throw new UsageError(`--basis must be one of ${TEMPORAL_BASES.join(', ')}`);
       }
@@ -182,7 +238,7 @@ async function runJob(
   } else {
     const stores = await openLocalStores({ dataDir });
     try {
-      result = await ADMIN_JOBS[job](stores)(body, io.out);
+      result = await ADMIN_JOBS[job](localJobs(stores))(body, io.out);
     } finally {
       await stores.close();
     }
@@ -208,7 +264,7 @@ const localAccounts =
   (dataDir: string): WithAccounts =>
   async (fn) => {
     const running = await findRunningServer(dataDir);
-    const opened = await openAccountStore(dataDir, running?.dynamoEndpoint);
+    const opened = await openEmbeddedAccountStore(dataDir, running?.dynamoEndpoint);
     try {
       return await fn({ store: opened.store, meters: opened.meters, gateway: null });
     } finally {
@@ -387,30 +443,4 @@ async function openapi(flags: CliFlags, io: CliIo): Promise<number> {
   await writeFile(join(dir, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
   io.out(`wrote ${join(dir, 'openapi.yaml')} and openapi.json`);
   return 0;
-}
-
-/**
- * The case-law fallback from the environment: COURTLISTENER_TOKEN (none: no fallback), COURTLISTENER_BASE_URL
- * (default https://www.courtlistener.com), ASOF_FALLBACK_DAILY_REQUESTS (default 5000), ASOF_FALLBACK_PER_REQUEST
- * (default 60, CourtListener's citations per minute on one token), ASOF_FALLBACK_TIMEOUT_MS (default 4000).
- */
-export function fallbackFromEnv(env: NodeJS.ProcessEnv): FallbackConfig {
-  const token = env.COURTLISTENER_TOKEN?.trim();
-  if (!token) return NO_FALLBACK;
-  const positive = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number above 0 (got '${raw}')`);
-    return n;
-  };
-  return {
-    provider: new CourtListenerCitationProvider({
-      baseUrl: env.COURTLISTENER_BASE_URL || 'https://www.courtlistener.com',
-      token,
-      timeoutMs: positive('ASOF_FALLBACK_TIMEOUT_MS', 4_000),
-    }),
-    dailyRequests: positive('ASOF_FALLBACK_DAILY_REQUESTS', 5_000),
-    perRequestCap: positive('ASOF_FALLBACK_PER_REQUEST', 60),
-  };
 }

@@ -4,32 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { EdgeLimiter } from '#accounts/edge-limit.ts';
-import { createMeter, unmeteredMeter } from '#accounts/meter.ts';
-import { PlanBook } from '#accounts/plans.ts';
-import type { AccountStore, MeterStore } from '#accounts/ports.ts';
-import { UsageLog } from '#accounts/usage-log.ts';
-import type { Services } from '#app/services.ts';
+import { assembleJobs, type Jobs } from '#app/jobs.ts';
+import { assembleServices, type Services } from '#app/services.ts';
 import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import { readRecordFiles } from '#formats/record-files.ts';
-import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
-import { checkFormatRecords, loadFormatRecords, type RecordCheck } from '#formats/registry.ts';
+import type { RecordCheck } from '#formats/registry.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
-import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
 import { COLLECTIONS } from '#law/collections.ts';
-import type { SearchIndex, VersionStore } from '#law/ports.ts';
-import { runAudit } from '#ops/audit.ts';
-import { CoverageService } from '#ops/coverage.ts';
-import { PROBE_INTERVAL_SECONDS, probeCorpus } from '#ops/health.ts';
-import type { OpsStore } from '#ops/ports.ts';
-import { reindex } from '#ops/reindex.ts';
+import type { VersionStore } from '#law/ports.ts';
+import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
-import { type EmbeddedStores, openEmbeddedAccountStore, openEmbeddedStores } from './embedded-stores.ts';
+import { type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
@@ -47,20 +37,12 @@ export async function openLocalStores(opts: { dataDir: string | null; now?: () =
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
-export async function openAccountStore(
-  dataDir: string,
-  runningEndpoint?: string,
-): Promise<{ store: AccountStore; meters: MeterStore; close(): Promise<void> }> {
-  return openEmbeddedAccountStore(dataDir, runningEndpoint);
-}
-
 export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check';
 
-/** Jobs another `asof` command can ask of the stores, directly or through the running server. */
-export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob> = {
-  ingest: (stores) => async (body, log) => {
-    const reports = await runIngest(stores, body as IngestRequest, log);
-    await afterIngest(stores, log);
+/** Jobs another `asof` command can ask of the stores, directly or through the running server: the jobs of every deployment, with their log. */
+export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs) => AdminJob> = {
+  ingest: (jobs) => async (body, log) => {
+    const { reports } = await jobs.ingest(body as IngestRequest, log);
     return reports.map((r) => ({
       edition: r.edition.id,
       label: r.edition.label,
@@ -69,50 +51,32 @@ export const ADMIN_JOBS: Record<AdminJobName, (stores: LocalStores) => AdminJob>
       writes: r.writes,
     }));
   },
-  'ingest-courtlistener': (stores) => async (body, log) => ingestCourtListener(stores.caselaw, (body as { paths: string[] }).paths, log),
-  audit: (stores) => async (_body, log) => {
-    const runs = await runAudit(stores, 'manual');
-    for (const { run, findings } of runs) {
-      log(`${run.jurisdiction}: ${run.passed}/${run.totalChecks} checks passed, ${run.warned} warned, ${run.failed} failed`);
-      for (const f of findings) log(`  ${f.status} ${f.scope} ${f.check_name}: ${f.detail}`);
-    }
+  'ingest-courtlistener': (jobs) => async (body, log) => jobs.ingestCaseLaw((body as { paths: string[] }).paths, log),
+  audit: (jobs) => async (_body, log) => {
+    const runs = await jobs.audit('manual', log);
+    for (const { findings } of runs) for (const f of findings) log(`  ${f.status} ${f.scope} ${f.checkName}: ${f.detail}`);
     return runs;
   },
-  probe: (stores) => async (_body, log) => {
-    const verdict = await probeCorpus(stores, { force: true });
+  probe: (jobs) => async (_body, log) => {
+    const verdict = await jobs.probe({ force: true });
     log(`corpus probe: ${verdict.reachable ? 'reachable' : 'NOT reachable'} (${verdict.detail})`);
     return verdict;
   },
-  reindex: (stores) => async (_body, log) => reindex(stores, log),
-  'formats-check': (stores) => async (body, log) => {
-    const extra = await readRecordFiles((body as { paths?: string[] }).paths ?? []);
-    const checks = await checkFormatRecords(stores, [...BUNDLED_RECORD_FILES, ...extra]);
+  reindex: (jobs) => async (_body, log) => jobs.reindex(log),
+  'formats-check': (jobs) => async (body, log) => {
+    const checks = await jobs.checkFormats(await readRecordFiles((body as { paths?: string[] }).paths ?? []));
     for (const c of checks) log(describeCheck(c));
     return checks;
   },
 };
 
+/** The jobs on the local stores (the same as every deployment's: functions/app/jobs.ts). */
+export const localJobs = (stores: LocalStores): Jobs => assembleJobs({ ...stores, caselaw: () => stores.caselaw });
+
 function describeCheck(c: RecordCheck): string {
   if (!c.valid) return `${c.file}: REFUSED\n${c.problems.map((p) => `  ${p.field || '(file)'}: ${p.message}`).join('\n')}`;
   const state = c.stale ? `STALE: ${c.staleDetail}` : 'current';
   return `${c.id} (${c.file}): valid, ${c.loaded ? 'loaded' : 'not loaded yet'}, ${state}`;
-}
-
-/** The bundled format records into the store (validated against the corpus as it is now); refusals are logged. */
-export async function syncFormats(stores: LocalStores, log: (line: string) => void): Promise<void> {
-  const report = await loadFormatRecords(stores, BUNDLED_RECORD_FILES);
-  const changed = report.loaded.filter((r) => !r.unchanged).length;
-  if (changed) log(`  format records: ${report.loaded.length} valid, ${changed} (re)loaded`);
-  for (const p of report.refused) log(`  format record refused: ${p.file} ${p.field || '(file)'}: ${p.message}`);
-}
-
-/** After an ingest: fresh coverage numbers and an audit, so the public endpoints describe the new state. */
-async function afterIngest(stores: LocalStores, log: (line: string) => void): Promise<void> {
-  await syncFormats(stores, log);
-  await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();
-  const runs = await runAudit(stores, 'ingest');
-  const all = runs.find((r) => r.run.jurisdiction === 'all')!.run;
-  log(`audit: ${all.passed}/${all.totalChecks} checks passed, ${all.warned} warned, ${all.failed} failed`);
 }
 
 async function carriesAnything(versions: VersionStore): Promise<boolean> {
@@ -124,7 +88,7 @@ async function carriesAnything(versions: VersionStore): Promise<boolean> {
  * On a data dir that holds nothing, ingest the bundled sample corpus; resume one that was interrupted (the ingest is
  * idempotent). A data dir holding the operator's own data, or a completed sample load, is left alone.
  */
-export async function loadSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
+export async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: string) => void): Promise<boolean> {
   if (await stores.ops.getMarker(SAMPLE_LOADED)) return false;
   const resuming = await stores.ops.getMarker(SAMPLE_STARTED);
   if (!resuming && (await carriesAnything(stores.versions))) return false; // the operator's own data: leave it alone
@@ -146,9 +110,8 @@ export async function loadSampleIfNeeded(stores: LocalStores, log: (line: string
       `  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`,
     );
   }
-  await afterIngest(stores, log);
-  const coverage = await new CoverageService({ ...stores, refreshBehind: () => undefined }).refresh();
-  for (const r of coverage.records) {
+  const { coverage } = await jobs.afterIngest(log);
+  for (const r of coverage?.records ?? []) {
     log(
       `  loaded ${r.jurisdiction}/${r.corpus} ${r.name}: ${r.sections} sections, ${r.versions} versions, from ${r.coverageFrom}, latest ${r.latestVersion}`,
     );
@@ -219,11 +182,12 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     ...(opts.now && { now: opts.now }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
   });
+  const jobs = localJobs(stores);
   if (opts.sample ?? true) {
-    await loadSampleIfNeeded(stores, log);
+    await loadSampleIfNeeded(stores, jobs, log);
     await loadCaseLawSampleIfNeeded(stores, log);
   }
-  await syncFormats(stores, log);
+  await jobs.syncFormats(log);
 
   const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
   const background = new Set<Promise<unknown>>();
@@ -233,39 +197,16 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
       .finally(() => background.delete(p));
     background.add(p);
   };
-  const coverage = new CoverageService({ ...stores, refreshBehind: behind });
-  const metered = opts.meter ?? true;
-  const usageLog = metered
-    ? new UsageLog(stores.meters, {
-        onError: (err, pending, dropped) => logger.warn('usage records not written yet', { error: err, pending, dropped }),
-      })
-    : null;
-  const meter = usageLog
-    ? createMeter({
-        store: stores.meters,
-        plans: new PlanBook(),
-        usage: usageLog,
-        now: stores.now,
-        onRefundError: (err, attempt) => logger.warn('refund failed, will retry', { error: err, attempt }),
-      })
-    : unmeteredMeter;
-  const services: Services = {
-    site: { siteUrl: '', baseUrl: '' },
-    now: stores.now,
-    versions: stores.versions,
-    search: stores.search,
-    caselaw: stores.caselaw,
-    formats: stores.formats,
-    fallback: opts.fallback ?? NO_FALLBACK,
-    ops: stores.ops,
-    accounts: stores.accounts,
-    coverage,
-    meter,
-    meterStore: metered ? stores.meters : null,
-    usageLog,
-    edge: metered ? new EdgeLimiter() : null,
+  const site = { siteUrl: '', baseUrl: '' };
+  const services = assembleServices(stores, {
+    site,
     logger,
-  };
+    now: stores.now,
+    metered: opts.meter ?? true,
+    edgeLimit: true,
+    refreshBehind: behind,
+    fallback: opts.fallback ?? NO_FALLBACK,
+  });
   const server = createLocalServer({ services, routes: ROUTES, pages: PAGES });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
@@ -274,22 +215,23 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const { port } = server.address() as AddressInfo;
   const host = opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1';
   const siteUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  services.site.siteUrl = siteUrl;
-  services.site.baseUrl = `${siteUrl}/v1`;
+  site.siteUrl = siteUrl;
+  site.baseUrl = `${siteUrl}/v1`;
 
   const timers: NodeJS.Timeout[] = [];
   let admin: Server | null = null;
   if (opts.schedules ?? true) {
-    behind(() => probeCorpus(stores, { force: true }));
-    timers.push(setInterval(() => behind(() => probeCorpus(stores)), PROBE_INTERVAL_SECONDS * 1000));
-    timers.push(setInterval(() => behind(() => coverage.refresh()), COVERAGE_SCHEDULE_MS));
-    timers.push(setInterval(() => behind(() => runAudit(stores, 'schedule')), AUDIT_SCHEDULE_MS));
+    const { coverage } = services;
+    behind(() => jobs.probe({ force: true }));
+    timers.push(setInterval(() => behind(() => jobs.probe()), PROBE_INTERVAL_SECONDS * 1000));
+    // The served CoverageService refreshes on schedule too: it keeps the last good numbers through an outage.
+    if (coverage) timers.push(setInterval(() => behind(() => coverage.refresh()), COVERAGE_SCHEDULE_MS));
+    timers.push(setInterval(() => behind(() => jobs.audit('schedule')), AUDIT_SCHEDULE_MS));
     for (const t of timers) t.unref();
   }
   if (opts.dataDir) {
     const socket = adminSocketPath(opts.dataDir);
-    const jobs = Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(stores)]));
-    admin = await listenAdminSocket(socket, jobs);
+    admin = await listenAdminSocket(socket, Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(jobs)])));
     await writeRuntimeInfo(opts.dataDir, {
       pid: process.pid,
       apiUrl: services.site.baseUrl,
@@ -315,11 +257,9 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
       });
       if (admin) await new Promise<void>((done) => admin!.close(() => done()));
       await Promise.allSettled([...background]);
-      await usageLog?.flush();
+      await services.usageLog?.flush();
       if (opts.dataDir) await removeRuntimeInfo(opts.dataDir);
       await stores.close();
     },
   };
 }
-
-export type { OpsStore, SearchIndex, VersionStore };

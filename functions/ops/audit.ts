@@ -204,14 +204,14 @@ function finding(
 ): AuditFinding {
   return {
     scope,
-    check_name: check,
+    checkName: check,
     status,
     detail,
     rows,
-    avg_chars: chars.length ? Math.round(chars.reduce((a, b) => a + b, 0) / chars.length) : null,
+    avgChars: chars.length ? Math.round(chars.reduce((a, b) => a + b, 0) / chars.length) : null,
     // Not Math.max(...chars): a collection's hundreds of thousands of arguments overflow the stack.
-    max_chars: chars.length ? chars.reduce((a, b) => Math.max(b, a)) : null,
-    unexplained_empty: unexplainedEmpty,
+    maxChars: chars.length ? chars.reduce((a, b) => Math.max(b, a)) : null,
+    unexplainedEmpty: unexplainedEmpty,
     misattributed,
   };
 }

@@ -30,13 +30,13 @@ export type CheckStatus = 'pass' | 'warn' | 'fail';
 
 export interface AuditFinding {
   scope: string;
-  check_name: string;
+  checkName: string;
   status: CheckStatus;
   detail: string;
   rows: number;
-  avg_chars: number | null;
-  max_chars: number | null;
-  unexplained_empty: number;
+  avgChars: number | null;
+  maxChars: number | null;
+  unexplainedEmpty: number;
   misattributed: number;
 }
 

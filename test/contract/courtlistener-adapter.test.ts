@@ -5,6 +5,7 @@
  * documented contracts, reached through AWS_ENDPOINT_URL_SECRETS_MANAGER and the adapter's base URL.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FALLBACK_DEFAULTS, FALLBACK_ENV } from '#app/fallback.ts';
 import { courtListenerFallback } from '#lambda/adapters/courtlistener.ts';
 import { ENV } from '#lambda/env.ts';
 import { type FakeCourtListener, startFakeCourtListener } from '../support/fake-courtlistener.ts';
@@ -39,7 +40,7 @@ afterAll(async () => {
 const functionEnv = (overrides: Record<string, string> = {}) => ({
   AWS_REGION: 'us-east-1',
   [ENV.courtListenerSecret]: SECRET_ID,
-  [ENV.courtListenerBaseUrl]: courtListener.url,
+  [FALLBACK_ENV.baseUrl]: courtListener.url,
   ...overrides,
 });
 
@@ -73,12 +74,16 @@ describe('the CourtListener fallback of a deployed function', () => {
     expect(courtListener.lastAuthorization).toBe('Token token-from-secrets-manager');
   });
 
-  it('takes its budget from the environment, and ignores values that are not positive integers', () => {
-    const set = courtListenerFallback(functionEnv({ [ENV.fallbackDailyRequests]: '40', [ENV.fallbackPerRequest]: '7' }));
-    const bad = courtListenerFallback(functionEnv({ [ENV.fallbackDailyRequests]: '-3', [ENV.fallbackPerRequest]: '2.5' }));
+  it('takes its budget from the environment as the local server does, and refuses a value that is not a positive integer at load', () => {
+    const set = courtListenerFallback(functionEnv({ [FALLBACK_ENV.dailyRequests]: '40', [FALLBACK_ENV.perRequestCap]: '7' }));
+    const unset = courtListenerFallback(functionEnv());
 
     expect([set.dailyRequests, set.perRequestCap]).toEqual([40, 7]);
-    expect([bad.dailyRequests, bad.perRequestCap]).toEqual([5_000, 60]);
+    expect([unset.dailyRequests, unset.perRequestCap]).toEqual([FALLBACK_DEFAULTS.dailyRequests, FALLBACK_DEFAULTS.perRequestCap]);
+    expect(() => courtListenerFallback(functionEnv({ [FALLBACK_ENV.dailyRequests]: '-3' }))).toThrow(
+      "ASOF_FALLBACK_DAILY_REQUESTS must be a whole number above 0 (got '-3')",
+    );
+    expect(() => courtListenerFallback(functionEnv({ [FALLBACK_ENV.perRequestCap]: '2.5' }))).toThrow(/ASOF_FALLBACK_PER_REQUEST .*'2\.5'/);
   });
 
   it('answers unavailable, never throws, when the secret is missing, and retries the read on the next lookup', async () => {

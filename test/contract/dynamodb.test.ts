@@ -157,6 +157,53 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     expect(await store.revoke(orphan.id, '2024-06-05T00:00:00.000Z')).toBeNull();
   });
 
+  it('reads an audit run stored before findings were camelCase (check_name, avg_chars …) as today’s findings', async () => {
+    // Prepare: an item as an earlier asof wrote it
+    const names = await freshTables();
+    const run = {
+      ranAt: '2026-11-01T04:15:00.000Z',
+      jurisdiction: 'us',
+      trigger: 'schedule',
+      totalChecks: 10,
+      passed: 9,
+      warned: 1,
+      failed: 0,
+    };
+    const legacy = {
+      scope: 'us/statutes/usc',
+      check_name: 'size-outliers',
+      status: 'warn',
+      detail: '1 problem(s): 1-1',
+      rows: 39,
+      avg_chars: null,
+      max_chars: 5120,
+      unexplained_empty: 0,
+      misattributed: 0,
+    };
+    await dynamo.doc.send(new PutCommand({ TableName: names.ops, Item: { pk: 'audit#us', sk: run.ranAt, run, findings: [legacy] } }));
+
+    // Act
+    const stored = await new DynamoOpsStore(dynamo.doc, names.ops).latestAuditRun('us');
+
+    // Assess
+    expect(stored).toEqual({
+      run,
+      findings: [
+        {
+          scope: 'us/statutes/usc',
+          checkName: 'size-outliers',
+          status: 'warn',
+          detail: '1 problem(s): 1-1',
+          rows: 39,
+          avgChars: null,
+          maxChars: 5120,
+          unexplainedEmpty: 0,
+          misattributed: 0,
+        },
+      ],
+    });
+  });
+
   it('ensureTables leaves existing tables (and their items) alone', async () => {
     const names = await freshTables();
     const ops = new DynamoOpsStore(dynamo.doc, names.ops);

@@ -726,12 +726,12 @@ describe('crash safety: an ingest that dies after any write', () => {
 
     // Assess: the five re-dated sections are reported, in the us run and the all run; the index is in step
     const us = runs.find((r) => r.run.jurisdiction === 'us')!;
-    const mismatch = us.findings.find((f) => f.check_name === 'history-matches-versions');
+    const mismatch = us.findings.find((f) => f.checkName === 'history-matches-versions');
     expect(mismatch).toMatchObject({ scope: 'us/statutes/usc', status: 'fail', rows: 44 });
     expect(mismatch?.detail).toMatch(/^5 problem\(s\): /);
-    expect(us.findings.map((f) => f.check_name)).toEqual(['history-matches-versions']);
+    expect(us.findings.map((f) => f.checkName)).toEqual(['history-matches-versions']);
     expect(us.run).toMatchObject({ failed: 1, warned: 0 });
-    expect(runs.find((r) => r.run.jurisdiction === 'all')!.findings.map((f) => f.check_name)).toEqual(['history-matches-versions']);
+    expect(runs.find((r) => r.run.jurisdiction === 'all')!.findings.map((f) => f.checkName)).toEqual(['history-matches-versions']);
 
     // And the re-run repairs what the audit saw.
     await ingestEdition(s, usc117);

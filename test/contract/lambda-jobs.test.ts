@@ -128,7 +128,7 @@ describe('the ingest job', () => {
     expect((await stores.ops.getCoverage())?.dirtySince).toBeNull();
   });
 
-  it('loads the bundled sample through the SourceFiles port, syncs the format records and marks coverage for refresh', {
+  it('loads the bundled sample through the SourceFiles port, then syncs the format records, refreshes coverage and audits, as the local server does', {
     timeout: 180_000,
   }, async () => {
     // Prepare
@@ -143,7 +143,12 @@ describe('the ingest job', () => {
     expect(await stores.versions.carries('nd')).toBe(true);
     expect((await stores.versions.listEditions('ndrappp')).length).toBe(1);
     expect((await stores.formats.listRecords()).length).toBeGreaterThan(0);
-    expect((await stores.ops.getCoverage())?.dirtySince).toEqual(expect.any(String));
+    const coverage = await stores.ops.getCoverage();
+    expect(coverage?.dirtySince).toBeNull();
+    expect(coverage?.records.map((r) => r.jurisdiction).sort()).toEqual(['dc', 'nd', 'us', 'us']);
+    const audit = await stores.ops.latestAuditRun('all');
+    expect(audit?.run).toMatchObject({ trigger: 'ingest', failed: 0 });
+    expect((results.at(-1) as { audit: unknown }).audit).toEqual(audit?.run);
     expect(await stores.search.count()).toBeGreaterThan(0);
     const runs = emitted().filter((m) => m.name === JOB_METRICS.ingestSucceeded);
     expect(runs.map((m) => m.value)).toEqual([1, 1, 1, 1]);

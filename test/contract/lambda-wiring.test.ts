@@ -11,7 +11,7 @@ import { ROUTE_STORES, type Route } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ENV } from '#lambda/env.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
-import { lambdaServices } from '#lambda/services.ts';
+import { lambdaServices } from '#lambda/route-services.ts';
 import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Ceilings } from '#accounts/plans.ts';
-import type { ChargeRequest, ChargeResult, MeterStore, UsageRecord } from '#accounts/ports.ts';
+import type { Ceilings, ChargeRequest, ChargeResult, MeterStore, UsageRecord } from '#accounts/ports.ts';
 import { type MeterWindows, windowsAt } from '#accounts/windows.ts';
 
 const at = (iso: string): MeterWindows => windowsAt(new Date(iso));

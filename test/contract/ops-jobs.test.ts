@@ -149,8 +149,8 @@ function scopeNumbers(versions: readonly SectionVersion[], scope: ScopeName) {
   return {
     scope: SCOPES[scope],
     rows: lengths.length,
-    avg_chars: lengths.length ? Math.round(lengths.reduce((a, b) => a + b, 0) / lengths.length) : null,
-    max_chars: lengths.length ? Math.max(...lengths) : null,
+    avgChars: lengths.length ? Math.round(lengths.reduce((a, b) => a + b, 0) / lengths.length) : null,
+    maxChars: lengths.length ? Math.max(...lengths) : null,
   };
 }
 
@@ -167,13 +167,13 @@ const findingOf = (
   check: string,
   status: 'warn' | 'fail',
   detail: string,
-  counts: Partial<Pick<AuditFinding, 'unexplained_empty' | 'misattributed'>> = {},
+  counts: Partial<Pick<AuditFinding, 'unexplainedEmpty' | 'misattributed'>> = {},
 ): AuditFinding => ({
   ...scopeNumbers(versions, scope),
-  check_name: check,
+  checkName: check,
   status,
   detail,
-  unexplained_empty: 0,
+  unexplainedEmpty: 0,
   misattributed: 0,
   ...counts,
 });
@@ -266,7 +266,7 @@ describe('quality audit', () => {
       },
       jurisdiction: 'us',
       rows: 44,
-      findings: (vs) => [findingOf(vs, 'usc', 'non-empty-bodies', 'fail', '1 problem(s): 1-1@2013-07-26', { unexplained_empty: 1 })],
+      findings: (vs) => [findingOf(vs, 'usc', 'non-empty-bodies', 'fail', '1 problem(s): 1-1@2013-07-26', { unexplainedEmpty: 1 })],
     },
     {
       name: 'an active version cut to a stub',
@@ -388,13 +388,13 @@ describe('quality audit', () => {
       allOnly: (vs) => [
         {
           scope: 'search',
-          check_name: 'search-index-in-sync',
+          checkName: 'search-index-in-sync',
           status: 'warn',
           detail: `search index holds ${vs.length - 1} documents for ${vs.length} versions; run \`asof reindex\``,
           rows: vs.length,
-          avg_chars: null,
-          max_chars: null,
-          unexplained_empty: 0,
+          avgChars: null,
+          maxChars: null,
+          unexplainedEmpty: 0,
           misattributed: 0,
         },
       ],

@@ -25,13 +25,13 @@ const coverage = (generatedAt: string): CoverageCache => ({
 
 const finding: AuditFinding = {
   scope: 'us/statutes/usc',
-  check_name: 'gaps-explained',
+  checkName: 'gaps-explained',
   status: 'warn',
   detail: '1 problem(s): 1-112b 2022-01-03–2023-03-15',
   rows: 58,
-  avg_chars: 2310,
-  max_chars: 40_112,
-  unexplained_empty: 0,
+  avgChars: 2310,
+  maxChars: 40_112,
+  unexplainedEmpty: 0,
   misattributed: 0,
 };
 

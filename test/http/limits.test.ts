@@ -95,7 +95,7 @@ describe('the three ceilings of a key', () => {
 
     expect(statuses).toEqual([200, 200, 401, 401, 401, 401]);
     expect(revoked.body.error.code).toBe('invalid_key');
-    expect(await server.services.meterStore!.usage(issued.id, windowsAt(clock))).toEqual({ minute: 2, day: 2, month: 2 });
+    expect(await server.stores.meters.usage(issued.id, windowsAt(clock))).toEqual({ minute: 2, day: 2, month: 2 });
   });
 
   it('counts a call whose input is refused in its minute, but bills it nothing', async () => {
@@ -105,7 +105,7 @@ describe('the three ceilings of a key', () => {
 
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('bad_as_of');
-    expect(await server.services.meterStore!.usage(issued.id, windowsAt(clock))).toEqual({ minute: 1, day: 0, month: 0 });
+    expect(await server.stores.meters.usage(issued.id, windowsAt(clock))).toEqual({ minute: 1, day: 0, month: 0 });
   });
 
   it('admits exactly the ceiling of concurrent calls, and bills only those', async () => {
@@ -114,7 +114,7 @@ describe('the three ceilings of a key', () => {
 
     expect(answers.filter((a) => a.status === 200)).toHaveLength(7);
     expect(answers.filter((a) => a.status === 429 && a.body.error.code === 'rate_limited')).toHaveLength(13);
-    expect(await server.services.meterStore!.usage(issued.id, windowsAt(clock))).toEqual({ minute: 7, day: 7, month: 7 });
+    expect(await server.stores.meters.usage(issued.id, windowsAt(clock))).toEqual({ minute: 7, day: 7, month: 7 });
   });
 });
 
@@ -166,15 +166,15 @@ describe('the edge limit', () => {
 describe('public calls and failures', () => {
   it('records a public call that carries a key as a zero-unit call and changes no counter', async () => {
     const issued = await keyWith();
-    const before = await server.services.meterStore!.usage(issued.id, windowsAt(clock));
+    const before = await server.stores.meters.usage(issued.id, windowsAt(clock));
 
     const coverage = await call('/law/coverage', issued.key);
     await server.services.usageLog!.flush();
 
     expect(coverage.status).toBe(200);
     expect(coverage.headers.get('ratelimit')).toBeNull();
-    expect(await server.services.meterStore!.usage(issued.id, windowsAt(clock))).toEqual(before);
-    const records = await server.services.meterStore!.records(issued.id, clock.toISOString().slice(0, 10));
+    expect(await server.stores.meters.usage(issued.id, windowsAt(clock))).toEqual(before);
+    const records = await server.stores.meters.records(issued.id, clock.toISOString().slice(0, 10));
     expect(records).toEqual([expect.objectContaining({ routeId: 'law-coverage', units: 0, status: 200 })]);
   });
 
@@ -187,7 +187,7 @@ describe('public calls and failures', () => {
 
     expect(ok.status).toBe(200);
     expect(failed.status).toBe(503);
-    expect(await server.services.meterStore!.usage(issued.id, windowsAt(clock))).toMatchObject({ day: 1, month: 1 });
+    expect(await server.stores.meters.usage(issued.id, windowsAt(clock))).toMatchObject({ day: 1, month: 1 });
   });
 
   it('never writes key material into logs or error bodies', async () => {

@@ -11,11 +11,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { issueKey } from '#accounts/issue-key.ts';
-import { createMeter } from '#accounts/meter.ts';
-import { PlanBook } from '#accounts/plans.ts';
-import { UsageLog } from '#accounts/usage-log.ts';
+import type { UsageLog } from '#accounts/usage-log.ts';
 import { windowsAt } from '#accounts/windows.ts';
-import type { Services } from '#app/services.ts';
+import { assembleServices } from '#app/services.ts';
 import { NO_FALLBACK } from '#caselaw/fallback.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { defineRoute, type Route } from '#http/route.ts';
@@ -46,24 +44,16 @@ let base: string;
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null);
-  usageLog = new UsageLog(stores.meters);
-  const services: Services = {
+  const services = assembleServices(stores, {
     site: { siteUrl: '', baseUrl: '' },
-    now: () => NOW,
-    versions: stores.versions,
-    search: stores.search,
-    caselaw: stores.caselaw,
-    formats: stores.formats,
-    fallback: NO_FALLBACK,
-    ops: stores.ops,
-    accounts: stores.accounts,
-    coverage: null,
-    meter: createMeter({ store: stores.meters, plans: new PlanBook(), usage: usageLog, now: () => NOW }),
-    meterStore: stores.meters,
-    usageLog,
-    edge: null,
     logger: new Logger({ serviceName: 'asof-test', logLevel: 'ERROR' }),
-  };
+    now: () => NOW,
+    metered: true,
+    edgeLimit: false,
+    refreshBehind: null,
+    fallback: NO_FALLBACK,
+  });
+  usageLog = services.usageLog!;
   server = createLocalServer({ services, routes: [batchRoute as unknown as Route], pages: [] });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { corpusHealth, liveness } from '#ops/health.ts';
 import { readQuality } from '#ops/quality.ts';
 import { AppError, StoreUnavailableError } from '#shared/errors.ts';
+import { presentFinding } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 import type { CoverageInputSchema, QualityInputSchema } from '../schemas.ts';
 import { need } from './need.ts';
@@ -20,12 +21,11 @@ export async function handleCoverage(input: z.output<typeof CoverageInputSchema>
 export async function handleQuality(input: z.output<typeof QualityInputSchema>, { services }: RouteContext): Promise<RouteResult> {
   const ops = need(services.ops, 'The operations store');
   try {
-    return {
-      body: await readQuality(ops, {
-        ...(input.jurisdiction && { jurisdiction: input.jurisdiction }),
-        ...(input.history !== undefined && { history: input.history }),
-      }),
-    };
+    const quality = await readQuality(ops, {
+      ...(input.jurisdiction && { jurisdiction: input.jurisdiction }),
+      ...(input.history !== undefined && { history: input.history }),
+    });
+    return { body: { ...quality, findings: quality.findings.map(presentFinding) } };
   } catch (err) {
     if (err instanceof AppError) throw err;
     const why = err instanceof StoreUnavailableError ? 'is unreachable' : 'could not be read';

@@ -1,15 +1,15 @@
-import type { RouteContext, RouteResult } from '../route.ts';
+import type { Route, RouteContext, RouteResult } from '../route.ts';
 
 export const API_VERSION = '1.0.0';
 const cache = new Map<string, string>();
 
-/** Serves the OpenAPI document generated from the route table (built on first request, then cached). */
-export async function handleOpenApi(format: 'yaml' | 'json', { services }: RouteContext): Promise<RouteResult> {
+/** Serves the OpenAPI document generated from `routes` (built on first request, then cached). */
+export async function handleOpenApi(format: 'yaml' | 'json', routes: readonly Route[], { services }: RouteContext): Promise<RouteResult> {
   const cacheKey = `${format}|${services.site.baseUrl}`;
   let text = cache.get(cacheKey);
   if (!text) {
-    const [{ buildOpenApi, openApiYaml }, { ROUTES }] = await Promise.all([import('../openapi.ts'), import('../routes.ts')]);
-    const doc = buildOpenApi(ROUTES, { serverUrl: services.site.baseUrl, version: API_VERSION });
+    const { buildOpenApi, openApiYaml } = await import('../openapi.ts');
+    const doc = buildOpenApi(routes, { serverUrl: services.site.baseUrl, version: API_VERSION });
     text = format === 'yaml' ? openApiYaml(doc) : JSON.stringify(doc, null, 2);
     cache.set(cacheKey, text);
   }

@@ -1,8 +1,8 @@
 import { Signer } from '@aws-sdk/rds-signer';
-import pg from 'pg';
 import { PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { poolClient } from '#stores/postgres/sql-client.ts';
 import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, ENV, type LambdaEnv, regionOf } from '../env.ts';
+import { tracedPg } from './traced-pg.ts';
 
 /** pg to Aurora through RDS Proxy with IAM authentication: a fresh token per new connection, no password held. */
 export function caseLawStore(env: LambdaEnv): PostgresCaseLawStore | null {
@@ -11,7 +11,7 @@ export function caseLawStore(env: LambdaEnv): PostgresCaseLawStore | null {
   const port = Number(env[ENV.caseLawPort] ?? 5432);
   const user = env[ENV.caseLawUser] ?? DEFAULT_CASELAW_USER;
   const signer = new Signer({ hostname: host, port, username: user, region: regionOf(env) });
-  const pool = new pg.Pool({
+  const pool = new tracedPg.Pool({
     host,
     port,
     user,

@@ -8,6 +8,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { forEachBounded } from '#stores/dynamodb/client.ts';
 import { ENV, type LambdaEnv, regionOf } from '../env.ts';
 import { pathBelow, type SourceFiles, SourceNotFoundError } from '../jobs/source-files.ts';
+import { captureClient } from '../powertools.ts';
 
 /** Downloads at once: S3 serves many small objects (one D.C. Code section version each) best in parallel. */
 const DOWNLOADS_IN_FLIGHT = 16;
@@ -72,5 +73,5 @@ export class S3SourceFiles implements SourceFiles {
 export function s3SourceFiles(env: LambdaEnv): S3SourceFiles | null {
   const bucket = env[ENV.sourcesBucket];
   if (!bucket) return null;
-  return new S3SourceFiles(new S3Client({ region: regionOf(env) }), bucket, join(tmpdir(), 'asof-sources'));
+  return new S3SourceFiles(captureClient(new S3Client({ region: regionOf(env) })), bucket, join(tmpdir(), 'asof-sources'));
 }

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import * as z from 'zod';
-import type { IngestRequest, RuleSetId } from '#ingest/jobs.ts';
+import type { IngestRequest } from '#ingest/jobs.ts';
+import { RULE_SETS } from '#ingest/rules.ts';
 import { TEMPORAL_BASES } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';
 import { JobRefusedError } from '../job-entry.ts';
@@ -18,7 +19,6 @@ const sourceName = z
   .refine((n) => n !== '', { message: 'must name a key or folder, not the whole bucket' });
 const calendarDate = z.string().refine(isCalendarDate, { message: 'must be a calendar date written YYYY-MM-DD' });
 const retrievedAt = z.iso.datetime({ offset: true });
-const RULE_SETS = ['frap', 'sup-ct', 'ndrappp'] as const satisfies readonly RuleSetId[];
 
 /**
  * The ingest job's event: what `asof ingest` is told, with names in the sources bucket for paths. The same kinds and

@@ -1,30 +1,23 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { CaseLawStore } from '#caselaw/ports.ts';
-import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
-import { loadFormatRecords } from '#formats/registry.ts';
-import { ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
 import type { IngestReport } from '#ingest/engine.ts';
-import { runIngest } from '#ingest/jobs.ts';
 import { ENV } from '../env.ts';
 import { type JobContext, JobRefusedError, jobLambda } from '../job-entry.ts';
 import { JOB_METRICS } from '../metric-names.ts';
 import { localIngestRequest, localPaths, parseIngestEvent } from './ingest-event.ts';
-import { type JobOptions, jobStores } from './job-stores.ts';
+import { type JobAdapters, lambdaJobs } from './job-wiring.ts';
 import { type SourceFiles, SourceNotFoundError } from './source-files.ts';
 
 /**
  * An ingest run: the event names the source kind and the files in the sources bucket (ingest-event.ts); they are
- * fetched to local files, ingested with the same engine as `asof ingest` (which marks coverage for refresh), and
- * the bundled format records are validated against the new corpus and stored, as the local runtime does after an
- * ingest. A courtlistener event loads the case-law replica instead, as `asof ingest courtlistener` does.
- * IngestSucceeded or IngestFailed is counted on every run, a refused event included.
+ * fetched to local files and ingested as `asof ingest` does, followed by the same steps (functions/app/jobs.ts: the
+ * format records validated against the new corpus, coverage refreshed, the audit). A courtlistener event loads the
+ * case-law replica instead, as `asof ingest courtlistener` does. IngestSucceeded or IngestFailed is counted on every
+ * run, a refused event included.
  */
-export function ingestHandler(options: JobOptions) {
-  const stores = jobStores(options);
-  const env = options.env ?? process.env;
-  const sources = options.sources?.(env) ?? null;
-  // Opened on the first courtlistener event: a law ingest never connects to the replica.
-  let caselaw: CaseLawStore | null = null;
+export function ingestHandler(adapters: JobAdapters) {
+  const jobs = lambdaJobs(adapters);
+  const env = adapters.env ?? process.env;
+  const sources = adapters.sources?.(env) ?? null;
 
   const refusedWhenMissing = (err: unknown) => {
     throw err instanceof SourceNotFoundError ? new JobRefusedError(`ingest event refused: ${err.message}`) : err;
@@ -32,11 +25,9 @@ export function ingestHandler(options: JobOptions) {
 
   /** CourtListener records from the bucket into the case-law replica (the CLI's `asof ingest courtlistener`). */
   async function ingestCaseLaw(paths: readonly string[], files: SourceFiles, { logger }: JobContext) {
-    caselaw ??= options.caselaw?.(env) ?? null;
-    const store = caselaw;
-    if (!store) throw new Error(`no case-law replica is bound to this function (${ENV.caseLawHost} is not set)`);
+    if (!adapters.caselaw) throw new Error(`no case-law replica is bound to this function (${ENV.caseLawHost} is not set)`);
     const local = await localPaths(paths, files).catch(refusedWhenMissing);
-    const report = await ingestCourtListener(store, local, (line) => logger.info(line));
+    const report = await jobs.ingestCaseLaw(local, (line) => logger.info(line));
     return { kind: 'courtlistener' as const, from: files.origin, report };
   }
 
@@ -47,16 +38,15 @@ export function ingestHandler(options: JobOptions) {
     try {
       if (parsed.kind === 'courtlistener') return await ingestCaseLaw(parsed.paths, sources, ctx);
       const request = await localIngestRequest(parsed, sources).catch(refusedWhenMissing);
-      const reports = await runIngest(stores, request, (line) => logger.info(line));
-      const formats = await loadFormatRecords(stores, BUNDLED_RECORD_FILES);
-      for (const p of formats.refused) logger.warn('format record refused', { file: p.file, field: p.field, problem: p.message });
+      const { reports, formats, audit } = await jobs.ingest(request, (line) => logger.info(line));
+      for (const p of formats?.refused ?? []) logger.warn('format record refused', { file: p.file, field: p.field, problem: p.message });
       const sum = (of: (r: IngestReport) => number) => reports.reduce((n, r) => n + of(r), 0);
       const counts = {
         [JOB_METRICS.ingestEditions]: reports.length,
         [JOB_METRICS.ingestDocuments]: sum((r) => r.documents),
         [JOB_METRICS.ingestChangedKeys]: sum((r) => r.changedKeys),
         [JOB_METRICS.ingestVersionsWritten]: sum((r) => r.writes.put),
-        [JOB_METRICS.formatRecordsRefused]: formats.refused.length,
+        [JOB_METRICS.formatRecordsRefused]: formats?.refused.length ?? 0,
       };
       for (const [name, value] of Object.entries(counts)) metrics.addMetric(name, MetricUnit.Count, value);
       return {
@@ -69,7 +59,8 @@ export function ingestHandler(options: JobOptions) {
           changedKeys: r.changedKeys,
           writes: r.writes,
         })),
-        formatRecords: { valid: formats.loaded.length, refused: formats.refused.length },
+        formatRecords: { valid: formats?.loaded.length ?? 0, refused: formats?.refused.length ?? 0 },
+        audit,
       };
     } finally {
       await sources.release();

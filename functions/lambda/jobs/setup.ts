@@ -7,15 +7,17 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Client } from '@opensearch-project/opensearch';
-import pg from 'pg';
+import type pg from 'pg';
 import * as z from 'zod';
 import { domainSetupRequests, type SearchAccess, type SearchSetupReport, setUpSearchDomain } from '#stores/opensearch/domain-setup.ts';
 import { OpenSearchSearchIndex } from '#stores/opensearch/search-index.ts';
 import { type AdminConnect, type CaseLawAccess, type CaseLawSetupReport, setUpCaseLawDatabase } from '#stores/postgres/caselaw-setup.ts';
 import { poolClient } from '#stores/postgres/sql-client.ts';
 import { signedOpenSearchClient } from '../adapters/opensearch.ts';
+import { tracedPg } from '../adapters/traced-pg.ts';
 import { DEFAULT_CASELAW_DATABASE, DEFAULT_CASELAW_USER, DEFAULT_SEARCH_INDEX, ENV, type LambdaEnv, regionOf } from '../env.ts';
 import { jobLambda } from '../job-entry.ts';
+import { captureClient } from '../powertools.ts';
 
 export interface SetupDeps {
   caselaw?: { connect: AdminConnect; access: CaseLawAccess };
@@ -64,7 +66,7 @@ export type AdminSecret = z.infer<typeof AdminSecret>;
 
 /** Reads and checks the admin secret; a secret without what a connection needs fails with what is missing, never its values. */
 export async function readAdminSecret(env: LambdaEnv, secretId: string): Promise<AdminSecret> {
-  const secrets = new SecretsManagerClient({ region: regionOf(env) });
+  const secrets = captureClient(new SecretsManagerClient({ region: regionOf(env) }));
   const out = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
   let parsed: unknown;
   try {
@@ -114,7 +116,8 @@ export async function setupDeps(env: LambdaEnv): Promise<SetupDeps> {
   if (secretId) {
     const secret = await readAdminSecret(env, secretId);
     deps.caselaw = {
-      connect: async (database) => poolClient(new pg.Pool(adminConnectionConfig(secret, database)), { store: 'caselaw', owned: true }),
+      connect: async (database) =>
+        poolClient(new tracedPg.Pool(adminConnectionConfig(secret, database)), { store: 'caselaw', owned: true }),
       access: { database: env[ENV.caseLawDatabase] ?? DEFAULT_CASELAW_DATABASE, user: env[ENV.caseLawUser] ?? DEFAULT_CASELAW_USER },
     };
   }

@@ -1,4 +1,4 @@
-import { openapiJson } from '#http/routes/spec.ts';
+import { openapiJson } from '#http/routes.ts';
 import { routeLambda } from '../route-entry.ts';
 
 export const handler = routeLambda(openapiJson);

@@ -1,4 +1,4 @@
-import { openapiYaml } from '#http/routes/spec.ts';
+import { openapiYaml } from '#http/routes.ts';
 import { routeLambda } from '../route-entry.ts';
 
 export const handler = routeLambda(openapiYaml);

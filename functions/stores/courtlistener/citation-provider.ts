@@ -6,7 +6,7 @@
  * that shape is "unavailable": the caller's request goes on without it.
  */
 import * as z from 'zod';
-import type { CitationProvider, ProviderAnswer, ProviderMatch } from '#caselaw/fallback.ts';
+import { type CitationProvider, type FallbackConfig, NO_FALLBACK, type ProviderAnswer, type ProviderMatch } from '#caselaw/fallback.ts';
 import type { ClusterRecord } from '#caselaw/ports.ts';
 import { leadingDate } from '#shared/dates.ts';
 
@@ -141,4 +141,20 @@ export class CourtListenerCitationProvider implements CitationProvider {
     }));
     return { kind: 'ok', matches };
   }
+}
+
+/**
+ * The fallback on the shared token: the token itself, or how to read it on first use (a read that fails makes that
+ * call's fallback `unavailable`, never the call). No token: no fallback (a requested one answers `unavailable`).
+ */
+export function sharedTokenFallback(
+  settings: { baseUrl: string; timeoutMs: number; dailyRequests: number; perRequestCap: number },
+  token: string | (() => Promise<string>) | null,
+): FallbackConfig {
+  if (token === null || token === '') return NO_FALLBACK;
+  return {
+    provider: new CourtListenerCitationProvider({ baseUrl: settings.baseUrl, token, timeoutMs: settings.timeoutMs }),
+    dailyRequests: settings.dailyRequests,
+    perRequestCap: settings.perRequestCap,
+  };
 }

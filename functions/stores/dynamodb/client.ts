@@ -11,6 +11,8 @@ export interface DynamoClientOptions {
   region?: string;
   /** Overrides the whole-request timeout (ms). */
   requestTimeoutMs?: number;
+  /** Instruments the client before it is wrapped (a deployed function's tracer). */
+  capture?: (client: DynamoDBClient) => DynamoDBClient;
 }
 
 /*
@@ -39,7 +41,8 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
         requestHandler,
       }
     : { ...(options.region && { region: options.region }), requestHandler };
-  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+  const client = new DynamoDBClient(config);
+  return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
+import type { AuditFinding, AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
 import { assertItemFits, guarded, isConditionFailure } from './client.ts';
 
 /*
@@ -135,7 +135,7 @@ export class DynamoOpsStore implements OpsStore {
       ),
     );
     const item = out.Items?.[0];
-    return item ? { run: item.run as AuditRun, findings: item.findings as StoredAuditRun['findings'] } : null;
+    return item ? { run: item.run as AuditRun, findings: (item.findings as Item[]).map(findingOf) } : null;
   }
 
   async auditHistory(jurisdiction: string, limit: number): Promise<AuditRun[]> {
@@ -265,4 +265,20 @@ export class DynamoOpsStore implements OpsStore {
   async putMarker(name: string, value: string): Promise<void> {
     await this.put({ ...markerKey(name), value });
   }
+}
+
+/** A stored finding; runs stored before the findings' fields were camelCase spell them as the API does (check_name …). */
+function findingOf(item: Item): AuditFinding {
+  const field = <T>(camel: string, snake: string): T => (camel in item ? item[camel] : item[snake]) as T;
+  return {
+    scope: item.scope as string,
+    checkName: field('checkName', 'check_name'),
+    status: item.status as AuditFinding['status'],
+    detail: item.detail as string,
+    rows: item.rows as number,
+    avgChars: field('avgChars', 'avg_chars'),
+    maxChars: field('maxChars', 'max_chars'),
+    unexplainedEmpty: field('unexplainedEmpty', 'unexplained_empty'),
+    misattributed: item.misattributed as number,
+  };
 }

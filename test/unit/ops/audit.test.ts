@@ -67,8 +67,8 @@ describe('runAudit at scale', () => {
     const runs = await runAudit({ versions: scanOnlyStore(200_000), search, ops, now: () => new Date('2026-11-22T00:00:00Z') }, 'manual');
 
     const all = runs.find((r) => r.run.jurisdiction === 'all')!;
-    const history = all.findings.find((f) => f.check_name === 'history-matches-versions')!;
-    expect(history).toMatchObject({ status: 'fail', rows: 200_000, max_chars: '(a) Section 200000 of a long title.'.length + 5_000 });
+    const history = all.findings.find((f) => f.checkName === 'history-matches-versions')!;
+    expect(history).toMatchObject({ status: 'fail', rows: 200_000, maxChars: '(a) Section 200000 of a long title.'.length + 5_000 });
     expect(history.detail).toMatch(/^200000 problem\(s\): /);
     expect(history.detail.match(/99-\d+: stored/g)).toHaveLength(10); // ten named...
     expect(history.detail.endsWith('; …')).toBe(true); // ...the rest counted

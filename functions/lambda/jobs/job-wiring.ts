@@ -1,3 +1,4 @@
+import { assembleJobs, type Jobs } from '#app/jobs.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { SearchIndex } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
@@ -6,7 +7,7 @@ import { ENV, type LambdaEnv, TABLE_ENV } from '../env.ts';
 import type { SourceFiles } from './source-files.ts';
 
 /** What a job's entry brings beyond DynamoDB (passed in, so that a job bundles OpenSearch or S3 only when it uses them). */
-export interface JobOptions {
+export interface JobAdapters {
   search?: (env: LambdaEnv) => SearchIndex | null;
   sources?: (env: LambdaEnv) => SourceFiles | null;
   /** The case-law replica (the ingest job's courtlistener events); opened when first used. */
@@ -29,20 +30,27 @@ function unboundSearch(): SearchIndex {
 }
 
 /**
- * The stores of a job's function: the versions and ops tables it is always given (refused at module load when
- * missing: a wiring mistake), the format records in the ops table, and the search index when one is bound.
+ * The jobs of a job's function (functions/app/jobs.ts, as the local server runs them) on its stores: the versions
+ * and ops tables it is always given (refused at module load when missing: a wiring mistake), the format records in
+ * the ops table, the search index when one is bound, and the case-law replica, opened on first use.
  */
-export function jobStores(options: JobOptions) {
-  const env = options.env ?? process.env;
-  const stores = dynamoStores(env);
-  const { versions, ops, formats } = stores;
-  if (!versions || !ops || !formats)
+export function lambdaJobs(adapters: JobAdapters): Jobs {
+  const env = adapters.env ?? process.env;
+  const { versions, ops, formats } = dynamoStores(env);
+  if (!versions || !ops || !formats) {
     throw new Error(`${!versions ? TABLE_ENV.versions : TABLE_ENV.ops} is not set in the function's environment`);
-  return {
+  }
+  let caselaw: CaseLawStore | null | undefined;
+  return assembleJobs({
     versions,
     ops,
     formats,
-    search: options.search?.(env) ?? unboundSearch(),
-    now: options.now ?? (() => new Date()),
-  };
+    search: adapters.search?.(env) ?? unboundSearch(),
+    caselaw: () => {
+      caselaw ??= adapters.caselaw?.(env) ?? null;
+      if (!caselaw) throw new Error(`no case-law replica is bound to this function (${ENV.caseLawHost} is not set)`);
+      return caselaw;
+    },
+    now: adapters.now ?? (() => new Date()),
+  });
 }
