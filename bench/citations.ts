@@ -68,7 +68,7 @@ function mbPerSec(texts: string[], op: (t: string) => unknown, minMs: number): n
 const strip = ({ missed: _m, extra: _e, ...rest }: Accuracy) => rest;
 
 /** A 64,000-character text as dense in citations as real briefs get: the citation-bearing sentences of the bundled opinions, end to end. */
-export function citationDenseText(length = 64_000): string {
+function citationDenseText(length = 64_000): string {
   const sentences = bundledAnswerKeys()
     .flatMap((k) => k.text.split(/(?<=\.)\s+(?=[A-Z])/))
     .filter((s) => /\d+ [A-Z][A-Za-z.’' ]{1,20}\d+/.test(s) && s.length < 600)

@@ -80,7 +80,7 @@ function errorCollector() {
   };
 }
 
-export function percentiles(values: number[]): Percentiles {
+function percentiles(values: number[]): Percentiles {
   if (values.length === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;

@@ -95,7 +95,7 @@ export interface BenchResults {
   error: string | null;
 }
 
-export const TARGETS = {
+const TARGETS = {
   lookupP99Ms: 25,
   searchP50Ms: 20,
   warmStartMs: 3000,

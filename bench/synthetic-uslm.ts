@@ -71,7 +71,7 @@ interface SectionText {
 }
 
 /** A section's text as edition `edition` (1-based) shows it. Pure function of (section, edition). */
-export function sectionText(pool: TextPool, section: number, edition: number): SectionText {
+function sectionText(pool: TextPool, section: number, edition: number): SectionText {
   const rnd = prng(seedOf(section, 0));
   const pick = (r: () => number) => Math.floor(r() * pool.sentences.length);
   const heading = pool.catchlines[Math.floor(rnd() * pool.catchlines.length)]!;
@@ -109,13 +109,7 @@ function sectionXml(pool: TextPool, section: number, edition: number): string {
 }
 
 /** Writes one edition to `file`, streaming (a chunk of sections at a time, honouring backpressure). */
-export async function writeEdition(
-  pool: TextPool,
-  file: string,
-  sections: number,
-  edition: number,
-  date: string,
-): Promise<SyntheticEdition> {
+async function writeEdition(pool: TextPool, file: string, sections: number, edition: number, date: string): Promise<SyntheticEdition> {
   const label = `Bench@${edition}`;
   const out = createWriteStream(file, { encoding: 'utf8' });
   const write = async (chunk: string) => {

@@ -42,8 +42,8 @@ export interface CaseLawDatabaseProps extends CaseLawCapacity {
 }
 
 /** Aurora PostgreSQL 17: RDS Proxy serves it (newer majors reach the proxy later); the replica's SQL needs 15 or later. */
-export const CASELAW_ENGINE_VERSION = AuroraPostgresEngineVersion.VER_17_9;
-export const CASELAW_ADMIN_USER = 'asof_admin';
+const CASELAW_ENGINE_VERSION = AuroraPostgresEngineVersion.VER_17_9;
+const CASELAW_ADMIN_USER = 'asof_admin';
 const PORT = 5432;
 
 /**

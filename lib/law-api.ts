@@ -47,7 +47,7 @@ const ROUTE_STORE_BINDING: Record<RouteStore, [keyof StageBindings, Access]> = {
 };
 
 /** The bindings of a route's function, each with the widest access any of its declared stores asks for. */
-export function routeBindings(route: Pick<Route, 'auth' | 'stores'>, bindings: StageBindings): Array<[StoreBinding, Access]> {
+function routeBindings(route: Pick<Route, 'auth' | 'stores'>, bindings: StageBindings): Array<[StoreBinding, Access]> {
   const wanted = new Map<keyof StageBindings, Access>([
     ['accounts', 'read'],
     ['meters', 'readwrite'],
@@ -74,7 +74,7 @@ const envelope = (code: string, message: string) => JSON.stringify({ error: { co
  * (403 `missing_scope`) is the function's to check. WAF_FILTERED is the WAF's rate rules blocking (no custom WAF
  * response, which would take precedence over this one and could not carry the request id).
  */
-export const GATEWAY_RESPONSES = [
+const GATEWAY_RESPONSES = [
   { type: ResponseType.UNAUTHORIZED, status: '401', code: 'missing_bearer', message: 'Send the API key as `Authorization: Bearer <key>`.' },
   { type: ResponseType.ACCESS_DENIED, status: '401', code: 'invalid_key', message: 'The API key is not valid.' },
   { type: ResponseType.INVALID_API_KEY, status: '401', code: 'invalid_key', message: 'The API key is not valid or has been revoked.' },
@@ -100,7 +100,7 @@ export const GATEWAY_RESPONSES = [
 ] as const;
 
 /** How long API Gateway keeps an authorizer's answer for one Authorization header. */
-export const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
+const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
 
 /**
  * The REST API built from the route table: `/v1`, every route at /law/* and /statutes/*, one function per route; the

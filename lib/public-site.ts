@@ -24,7 +24,7 @@ export interface PublicSiteProps {
 }
 
 /** The site's refusals by API Gateway and the web ACL, as a reader of the site should see them. */
-export const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status: string; message: string; retryAfter?: string }> = [
+const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status: string; message: string; retryAfter?: string }> = [
   {
     type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
     status: '404',
@@ -34,7 +34,7 @@ export const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status:
 ];
 
 /** The site's stage name: its address without a custom domain is `https://<api-id>.execute-api.<region>.<suffix>/site`. */
-export const SITE_STAGE = 'site';
+const SITE_STAGE = 'site';
 
 /**
  * The public web site of the specification's `{site_url}`: the permalink pages, as a REST API of their own beside the

@@ -37,7 +37,7 @@ export interface SearchDomainProps extends SearchCapacity {
 }
 
 /** OpenSearch 2.19, the last 2.x: every instance type (t3.small.search for dev included) and the adapter's client support it. */
-export const SEARCH_ENGINE_VERSION = EngineVersion.OPENSEARCH_2_19;
+const SEARCH_ENGINE_VERSION = EngineVersion.OPENSEARCH_2_19;
 
 /**
  * The search domain: OpenSearch in the VPC's isolated subnets, encrypted at rest and between nodes, HTTPS only with

@@ -23,7 +23,7 @@ export interface IssuedKey {
   test: boolean;
 }
 
-export function checkScopes(scopes: string[]): Scope[] {
+function checkScopes(scopes: string[]): Scope[] {
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw new AppError('missing_fields', `unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
   return scopes as Scope[];

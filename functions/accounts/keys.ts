@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /** `asof_live_` / `asof_test_`, then ≥ 32 random bytes in base62, then a 6-character CRC32 checksum in base62. */
-export const LIVE_PREFIX = 'asof_live_';
-export const TEST_PREFIX = 'asof_test_';
-export const DISPLAY_CHARS = 16;
+const LIVE_PREFIX = 'asof_live_';
+const TEST_PREFIX = 'asof_test_';
+const DISPLAY_CHARS = 16;
 const CHECKSUM_CHARS = 6;
 const BODY_CHARS = 43; // 32 random bytes need 43 base62 digits
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

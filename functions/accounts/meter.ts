@@ -56,7 +56,7 @@ const REFUSALS: Record<'minute' | 'day' | 'month', { code: ErrorCode; what: stri
  * `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): the key's three windows, what is left of
  * each and when each resets. The minute counts requests; the day and the month count billable units.
  */
-export function rateLimitHeaders(c: Ceilings, used: MeterUsage, now: Date): Record<string, string> {
+function rateLimitHeaders(c: Ceilings, used: MeterUsage, now: Date): Record<string, string> {
   const left = (quota: number, n: number) => Math.max(0, quota - n);
   return {
     'ratelimit-policy': `"minute";q=${c.perMinute};w=60, "day";q=${c.daily};w=86400, "month";q=${c.monthly};w=${secondsInMonth(now)}`,

@@ -31,7 +31,7 @@ export interface JobStores {
 }
 
 /** What follows every ingest of law, in this order. */
-export const AFTER_INGEST = ['formats', 'coverage', 'audit'] as const;
+const AFTER_INGEST = ['formats', 'coverage', 'audit'] as const;
 export type AfterIngestStep = (typeof AFTER_INGEST)[number];
 
 export interface JobOptions {

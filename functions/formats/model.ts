@@ -3,7 +3,6 @@ import type { Corpus } from '#law/model.ts';
 /** The court-statistics vocabulary (DESIGN.md §3); format results are ordered by it, highest court first. */
 export const LEVELS = ['last-resort', 'intermediate-appellate', 'general-jurisdiction', 'limited-jurisdiction'] as const;
 export type Level = (typeof LEVELS)[number];
-export const isLevel = (value: string): value is Level => (LEVELS as readonly string[]).includes(value);
 
 export const COVERAGES = ['specified', 'no-statewide-typography-rule'] as const;
 export type Coverage = (typeof COVERAGES)[number];

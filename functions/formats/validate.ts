@@ -5,7 +5,7 @@ import type { RecordProblem } from './authored.ts';
 import { type FormatRecordSource, type StoredFormatRecord, VALUE_FIELDS } from './model.ts';
 
 /** Whitespace-normalised text: quotes are compared with rule text this way (line breaks and runs of spaces are one space). */
-export const squashSpace = (text: string): string => text.normalize('NFC').replace(/\s+/g, ' ').trim();
+const squashSpace = (text: string): string => text.normalize('NFC').replace(/\s+/g, ' ').trim();
 
 interface QuoteSite {
   field: string;

@@ -46,9 +46,3 @@ export const ROUTES: readonly Route[] = [
   openapiYaml,
   openapiJson,
 ] as Route[];
-
-export const routeById = (id: string): Route => {
-  const route = ROUTES.find((r) => r.id === id);
-  if (!route) throw new Error(`no route '${id}'`);
-  return route;
-};

@@ -6,7 +6,7 @@ import { MAX_CANDIDATES } from '#caselaw/resolve.ts';
 
 const date = z.string().meta({ description: 'calendar date YYYY-MM-DD', example: '1983-07-05' });
 
-export const ReporterCitationSchema = z
+const ReporterCitationSchema = z
   .object({
     volume: z.string(),
     reporter: z.string().meta({ description: 'the reporters-db edition abbreviation', example: 'U.S.' }),
@@ -18,7 +18,7 @@ export const ReporterCitationSchema = z
   })
   .meta({ id: 'ReporterCitation' });
 
-export const ClusterSchema = z
+const ClusterSchema = z
   .object({
     id: z.int(),
     absolute_url: z.string().meta({ example: '/opinion/111014/marsh-v-chambers/' }),
@@ -39,7 +39,7 @@ export const ClusterSchema = z
   })
   .meta({ id: 'Cluster' });
 
-export const ResolvedCitationSchema = z
+const ResolvedCitationSchema = z
   .object({
     citation: z.string().meta({ description: 'the citation as found in the text (or as given)' }),
     normalized_citations: z.array(z.string()).meta({ description: 'canonical form per candidate reporters-db edition' }),
@@ -51,7 +51,7 @@ export const ResolvedCitationSchema = z
   })
   .meta({ id: 'ResolvedCitation' });
 
-export const FallbackSummarySchema = z
+const FallbackSummarySchema = z
   .object({
     attempted: z.int(),
     resolved: z.int(),
@@ -70,7 +70,7 @@ export const CitationLookupResponseSchema = z
   })
   .meta({ id: 'CitationLookupResponse' });
 
-export const CaseRecordSchema = ClusterSchema.extend({
+const CaseRecordSchema = ClusterSchema.extend({
   cited_by_count: z.int().meta({ description: 'distinct cases in the replica citing this one' }),
 }).meta({ id: 'CaseRecord' });
 
@@ -78,7 +78,7 @@ export const CaseResponseSchema = z
   .object({ result: CaseRecordSchema, provenance: z.object({ source: z.string(), dataAsOf: date.nullable() }), disclaimer: z.string() })
   .meta({ id: 'CaseResponse' });
 
-export const CitingCaseSchema = ClusterSchema.extend({
+const CitingCaseSchema = ClusterSchema.extend({
   depth: z.int().meta({ description: 'how many times the citing case cites this one (summed over its opinions)' }),
 }).meta({ id: 'CitingCase' });
 

@@ -14,7 +14,7 @@ const quoted = {
   quote: z.string().meta({ description: 'verbatim (after whitespace normalisation) in the pinned version of that rule' }),
 };
 
-export const FaceMinimumSchema = z
+const FaceMinimumSchema = z
   .object({
     face: z.string().meta({ description: 'a named face, or a class of faces such as `proportionally spaced`' }),
     minSizePt: points,
@@ -23,7 +23,7 @@ export const FaceMinimumSchema = z
   })
   .meta({ id: 'FaceMinimum' });
 
-export const LengthLimitSchema = z
+const LengthLimitSchema = z
   .object({
     document: z.string(),
     basis: z.enum(LIMIT_MEASURES).meta({ description: 'the measure this entry limits; its number is in the field of that name' }),
@@ -35,7 +35,7 @@ export const LengthLimitSchema = z
   })
   .meta({ id: 'LengthLimit' });
 
-export const FormatRuleEntrySchema = z
+const FormatRuleEntrySchema = z
   .object({
     key: z.string(),
     corpus: z.enum(CORPORA).meta({ description: '`rules` for a court rule, `statutes` where a statute sets the format' }),
@@ -51,7 +51,7 @@ export const FormatRuleEntrySchema = z
   })
   .meta({ id: 'FormatRuleEntry' });
 
-export const FormatRecordSchema = z
+const FormatRecordSchema = z
   .object({
     id: z.string(),
     jurisdiction: z.string(),

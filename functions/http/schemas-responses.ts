@@ -13,7 +13,7 @@ import { FormatResponseSchema } from './schemas-responses-formats.ts';
 const isoTimestamp = z.string().meta({ description: 'ISO 8601 timestamp', example: '2024-03-18T00:00:00-04:00' });
 const calendarDate = z.string().meta({ description: 'calendar date YYYY-MM-DD', example: '2024-03-18' });
 
-export const CitationSchema = z
+const CitationSchema = z
   .object({
     jurisdiction: z.string().meta({ description: 'short lowercase jurisdiction code', example: 'us' }),
     corpus: z.enum(CORPORA),
@@ -23,7 +23,7 @@ export const CitationSchema = z
   })
   .meta({ id: 'Citation' });
 
-export const ProvenanceSchema = z
+const ProvenanceSchema = z
   .object({
     sourceUrl: z.url(),
     retrievedAt: isoTimestamp,
@@ -36,7 +36,7 @@ export const ProvenanceSchema = z
 const status = z.enum(SECTION_STATUSES);
 const temporalBasis = z.enum(TEMPORAL_BASES);
 
-export const SectionVersionSchema = z
+const SectionVersionSchema = z
   .object({
     citation: CitationSchema,
     catchline: z.string(),
@@ -55,7 +55,7 @@ export const SectionVersionSchema = z
   })
   .meta({ id: 'SectionVersion' });
 
-export const TextResultSchema = z
+const TextResultSchema = z
   .object({
     citation: CitationSchema,
     catchline: z.string(),
@@ -70,7 +70,7 @@ export const TextResultSchema = z
   })
   .meta({ id: 'TextResult' });
 
-export const SearchHitSchema = z
+const SearchHitSchema = z
   .object({
     citation: CitationSchema,
     catchline: z.string(),
@@ -82,7 +82,7 @@ export const SearchHitSchema = z
   })
   .meta({ id: 'SearchHit' });
 
-export const CoverageRecordSchema = z
+const CoverageRecordSchema = z
   .object({
     jurisdiction: z.string(),
     corpus: z.enum(CORPORA),
@@ -97,7 +97,7 @@ export const CoverageRecordSchema = z
   })
   .meta({ id: 'CoverageRecord' });
 
-export const CoverageResponseSchema = z
+const CoverageResponseSchema = z
   .object({
     coverage: z.array(CoverageRecordSchema),
     note: z.string(),
@@ -110,7 +110,7 @@ export const CoverageResponseSchema = z
   .meta({ id: 'CoverageResponse' });
 
 const checkStatus = z.enum(['pass', 'warn', 'fail']);
-export const AuditRunSchema = z
+const AuditRunSchema = z
   .object({
     ranAt: isoTimestamp,
     jurisdiction: z.string().meta({ description: 'a jurisdiction code, or `all`' }),
@@ -122,7 +122,7 @@ export const AuditRunSchema = z
   })
   .meta({ id: 'AuditRun' });
 
-export const AuditFindingSchema = z
+const AuditFindingSchema = z
   .object({
     scope: z.string().meta({ description: '`jurisdiction/corpus/collection`, or `search`', example: 'dc/statutes/dc-code' }),
     check_name: z.string(),
@@ -136,7 +136,7 @@ export const AuditFindingSchema = z
   })
   .meta({ id: 'AuditFinding' });
 
-export const QualityResponseSchema = z
+const QualityResponseSchema = z
   .object({
     run: AuditRunSchema.nullable(),
     findings: z.array(AuditFindingSchema),
@@ -145,7 +145,7 @@ export const QualityResponseSchema = z
   })
   .meta({ id: 'QualityResponse' });
 
-export const HealthRecordSchema = z
+const HealthRecordSchema = z
   .object({
     ok: z.boolean(),
     status: z.enum(['healthy', 'unhealthy', 'unknown']),
@@ -156,7 +156,7 @@ export const HealthRecordSchema = z
   })
   .meta({ id: 'HealthRecord' });
 
-export const SuggestionSchema = z
+const SuggestionSchema = z
   .object({
     citation: z.string().meta({ description: 'a key the lookup endpoint accepts' }),
     display: z.string(),
@@ -181,11 +181,11 @@ export const ErrorEnvelopeSchema = z
   })
   .meta({ id: 'Error' });
 
-export const resultOf = <T extends z.ZodType>(schema: T, id: string) => z.object({ result: schema }).meta({ id });
+const resultOf = <T extends z.ZodType>(schema: T, id: string) => z.object({ result: schema }).meta({ id });
 
-export const LookupResponseSchema = resultOf(SectionVersionSchema, 'LookupResponse');
-export const TextResponseSchema = resultOf(TextResultSchema, 'TextResponse');
-export const SearchResponseSchema = z.object({ results: z.array(SearchHitSchema), disclaimer: z.string() }).meta({ id: 'SearchResponse' });
+const LookupResponseSchema = resultOf(SectionVersionSchema, 'LookupResponse');
+const TextResponseSchema = resultOf(TextResultSchema, 'TextResponse');
+const SearchResponseSchema = z.object({ results: z.array(SearchHitSchema), disclaimer: z.string() }).meta({ id: 'SearchResponse' });
 
 /** The response resources by their OpenAPI component id: what a route's `responses` name. */
 export const RESPONSE_SCHEMAS = {

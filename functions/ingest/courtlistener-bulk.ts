@@ -37,7 +37,7 @@ const BY_HEADER: ReadonlyArray<[string[], BulkTable]> = [
   [['full_name', 'citation_string'], 'courts'],
 ];
 
-export function tableOfFile(path: string): BulkTable | null {
+function tableOfFile(path: string): BulkTable | null {
   const name = basename(path).toLowerCase();
   return BY_NAME.find(([re]) => re.test(name))?.[1] ?? null;
 }
@@ -47,7 +47,7 @@ function tableOfHeader(columns: readonly string[]): BulkTable | null {
 }
 
 /** The file's own date (`opinions-2024-05-06.csv`): the export's, which is what the data is current to. */
-export function dateOfFile(path: string): string | null {
+function dateOfFile(path: string): string | null {
   return /(\d{4}-\d{2}-\d{2})/.exec(basename(path))?.[1] ?? null;
 }
 
@@ -63,7 +63,7 @@ function required(row: Row, column: string, line: number): number {
 }
 
 /** One CSV row of `table` as replica rows. */
-export function rowToBatch(table: BulkTable, row: Row, line: number): ReplicaBatch {
+function rowToBatch(table: BulkTable, row: Row, line: number): ReplicaBatch {
   switch (table) {
     case 'courts':
       return {

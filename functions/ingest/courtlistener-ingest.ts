@@ -3,7 +3,7 @@ import { type BulkFileReport, loadBulkFiles } from './courtlistener-bulk.ts';
 import { type CourtListenerLoadReport, loadCourtListenerFiles } from './courtlistener-load.ts';
 
 /** Bulk-data CSV files (CourtListener's bulk exports) by name; everything else is read as API records or fixtures. */
-export const isBulkFile = (path: string): boolean => /\.csv(\.gz|\.bz2)?$/i.test(path);
+const isBulkFile = (path: string): boolean => /\.csv(\.gz|\.bz2)?$/i.test(path);
 
 export type CourtListenerIngestReport =
   | BulkFileReport[]

@@ -51,7 +51,7 @@ function scopeId(scope: EditionScope): string {
   return scope.kind === 'prefix' ? `prefix:${scope.prefix}` : `keys:${sha256Hex([...scope.keys].sort().join('\n')).slice(0, 16)}`;
 }
 
-export const editionIdOf = (collection: string, date: string, scope: EditionScope): string => `${collection}@${date}#${scopeId(scope)}`;
+const editionIdOf = (collection: string, date: string, scope: EditionScope): string => `${collection}@${date}#${scopeId(scope)}`;
 
 const inScope = (scope: EditionScope, key: string): boolean =>
   scope.kind === 'prefix' ? key.startsWith(scope.prefix) : scope.keys.includes(key);

@@ -233,7 +233,7 @@ function splitFrontMatter(file: string, text: string): { frontMatter: Record<str
  * link targets or escapes. Subdivision labels stay ("(a)", "(1)", "(A)"); the bullets "•" and "·" are the rules' own
  * characters, not Markdown, and stay too.
  */
-export function markdownText(markdown: string, orderedListIsParenLabel: boolean): string {
+function markdownText(markdown: string, orderedListIsParenLabel: boolean): string {
   return markdown
     .split(/\r?\n/)
     .map((line) => {

@@ -20,7 +20,7 @@ export interface LambdaAdapters {
 }
 
 /** Format records change only with an ingest; a function re-reads them at most this often. */
-export const FORMAT_RECORDS_TTL_MS = 5 * 60_000;
+const FORMAT_RECORDS_TTL_MS = 5 * 60_000;
 
 /**
  * The services of one route's function: the stores its route declares (and the keys and meters every route uses),

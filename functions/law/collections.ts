@@ -234,9 +234,6 @@ export function collectionOfKey(jurisdiction: string, corpus: Corpus, key: strin
   return collectionsOf(jurisdiction, corpus).find((c) => c.ownsKey(key));
 }
 
-export const timeZoneOf = (jurisdiction: string): string =>
-  COLLECTIONS.find((c) => c.jurisdiction === jurisdiction)?.timeZone ?? 'America/New_York';
-
 export function citationFor(collection: Collection, key: string, extraParts: Record<string, string> = {}): Citation {
   return {
     jurisdiction: collection.jurisdiction,

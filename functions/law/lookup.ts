@@ -94,7 +94,7 @@ const suggestion = (v: VersionSummary, reason: SuggestionReason): Suggestion => 
 });
 
 /** Where the key's versions lie relative to the asked date: the first one, the next one, the last one. */
-export function versionSuggestions(versions: readonly VersionSummary[], asOf: string): Suggestion[] {
+function versionSuggestions(versions: readonly VersionSummary[], asOf: string): Suggestion[] {
   const first = versions[0]!;
   const last = versions.at(-1)!;
   const out: Suggestion[] = [];

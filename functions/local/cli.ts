@@ -27,7 +27,7 @@ export interface CliIo {
 }
 
 /** The command line's options, declared once: parsing, the flags' type and the usage text all read this. */
-export const CLI_OPTIONS = {
+const CLI_OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'data-dir': { type: 'string' },
@@ -105,19 +105,14 @@ export async function main(argv: string[], io: CliIo, cwd: string, stages: Reado
   return runCli(positionals, { ...values, cwd }, io, stages);
 }
 
-export const DEFAULT_PORT = 8787;
+const DEFAULT_PORT = 8787;
 
 class UsageError extends Error {}
 
 const abs = (cwd: string, p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
 
 /** Runs one command; returns the process exit code. `stages`: the deployed stages `--stage` may name. */
-export async function runCli(
-  args: string[],
-  flags: CliFlags,
-  io: CliIo,
-  stages: Readonly<Record<string, StageTarget>> = {},
-): Promise<number> {
+async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readonly<Record<string, StageTarget>> = {}): Promise<number> {
   const [command, sub, ...rest] = args;
   const dataDir = resolveDataDir(flags['data-dir'] ? abs(flags.cwd, flags['data-dir']) : undefined);
   try {

@@ -88,7 +88,7 @@ async function carriesAnything(versions: VersionStore): Promise<boolean> {
  * On a data dir that holds nothing, ingest the bundled sample corpus; resume one that was interrupted (the ingest is
  * idempotent). A data dir holding the operator's own data, or a completed sample load, is left alone.
  */
-export async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: string) => void): Promise<boolean> {
+async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: string) => void): Promise<boolean> {
   if (await stores.ops.getMarker(SAMPLE_LOADED)) return false;
   const resuming = await stores.ops.getMarker(SAMPLE_STARTED);
   if (!resuming && (await carriesAnything(stores.versions))) return false; // the operator's own data: leave it alone
@@ -124,7 +124,7 @@ export async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (
  * The bundled CourtListener records into a replica that holds nothing yet (a data dir made before the case-law
  * replica existed gets them on its next start). A replica holding the operator's own data is left alone.
  */
-export async function loadCaseLawSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
+async function loadCaseLawSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
   if (await stores.ops.getMarker(CASELAW_SAMPLE_LOADED)) return false;
   if (await stores.caselaw.dataAsOf()) return false;
   const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { caselaw?: string[] };

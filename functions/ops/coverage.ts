@@ -6,9 +6,9 @@ import { AppError, StoreUnavailableError } from '#shared/errors.ts';
 import type { CoverageCache, CoverageRecord, OpsStore } from './ports.ts';
 
 /** A cached matrix older than this is refreshed behind the response that reads it. */
-export const COVERAGE_REFRESH_AFTER_SECONDS = 300;
+const COVERAGE_REFRESH_AFTER_SECONDS = 300;
 /** Older than this (or after failed refreshes, or after an ingest) the numbers are marked stale. */
-export const COVERAGE_STALE_AFTER_SECONDS = 3600;
+const COVERAGE_STALE_AFTER_SECONDS = 3600;
 
 export const COVERAGE_NOTE =
   'coverageFrom is the earliest date any version of the collection is valid from: a lookup with an asOf earlier than coverageFrom yields no_edition_on_file. ' +

@@ -14,7 +14,7 @@ export function isCalendarDate(value: string): boolean {
 /** The calendar date of an ISO timestamp as written (its own offset), e.g. '2024-03-18T00:00:00-04:00' → '2024-03-18'. */
 export const localDateOf = (isoWithOffset: string): string => isoWithOffset.slice(0, 10);
 
-export const utcDateOf = (instant: Date): string => instant.toISOString().slice(0, 10);
+const utcDateOf = (instant: Date): string => instant.toISOString().slice(0, 10);
 
 /** The YYYY-MM-DD a date or timestamp string starts with, or null when it does not start with one. */
 export const leadingDate = (value: unknown): string | null =>

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 
-export const SAMPLE_CASELAW = new URL('../../data/sample/caselaw/', import.meta.url).pathname;
+const SAMPLE_CASELAW = new URL('../../data/sample/caselaw/', import.meta.url).pathname;
 export const SAMPLE_CASELAW_PATHS = [
   join(SAMPLE_CASELAW, 'courtlistener-fixtures', 'court_data.json'),
   join(SAMPLE_CASELAW, 'courtlistener-fixtures', 'tog_to_marsh.json'),

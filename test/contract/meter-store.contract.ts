@@ -7,7 +7,7 @@ const at = (iso: string): MeterWindows => windowsAt(new Date(iso));
 const NOON = '2026-11-22T12:00:10Z';
 let ridCount = 0;
 
-export function chargeOf(over: Partial<Omit<ChargeRequest, 'ceilings'>> & { ceilings?: Partial<Ceilings> } = {}): ChargeRequest {
+function chargeOf(over: Partial<Omit<ChargeRequest, 'ceilings'>> & { ceilings?: Partial<Ceilings> } = {}): ChargeRequest {
   return {
     keyId: 'key_a',
     requestId: `req-${++ridCount}`,

@@ -71,7 +71,7 @@ const textOf = (xml: string): string =>
     .trim();
 
 /** D.C. Code sections at every published version (data/sample/dc-code, manifest.csv), annotations left out. */
-export function dcCodeSamples(): SearchDocument[] {
+function dcCodeSamples(): SearchDocument[] {
   const rows = read('dc-code/manifest.csv')
     .trim()
     .split('\n')
@@ -118,7 +118,7 @@ export function dcCodeSamples(): SearchDocument[] {
 }
 
 /** US Code Title 1 sections at release points 113-31 (2013-07-26) and 117-80 (2022-01-27), notes left out. */
-export function uscTitle1Samples(): SearchDocument[] {
+function uscTitle1Samples(): SearchDocument[] {
   const points = [
     { file: 'uslm/usc01@113-31.xml', label: '113-31', from: '2013-07-26T00:00:00-04:00', to: '2022-01-27T00:00:00-05:00' },
     { file: 'uslm/usc01@117-80.xml', label: '117-80', from: '2022-01-27T00:00:00-05:00', to: OPEN_END },

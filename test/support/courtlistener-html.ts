@@ -34,7 +34,7 @@ function decode(entity: string): string {
 }
 
 /** Plain text and marked citations of one `html_with_citations` document. */
-export function readAnswerKey(id: string, html: string): AnswerKey {
+function readAnswerKey(id: string, html: string): AnswerKey {
   let text = '';
   const citations: KeyedCitation[] = [];
   let open: (Partial<KeyedCitation> & { start: number; depth: number }) | undefined;
@@ -82,7 +82,7 @@ export function readAnswerKey(id: string, html: string): AnswerKey {
   return { id, text, citations };
 }
 
-export const apiV3Dir = new URL('../../data/sample/caselaw/courtlistener-api-v3/', import.meta.url);
+const apiV3Dir = new URL('../../data/sample/caselaw/courtlistener-api-v3/', import.meta.url);
 
 /** Every bundled API v3 opinion that carries `HTMLtext`, read as an answer key. */
 export function bundledAnswerKeys(): AnswerKey[] {

@@ -60,7 +60,7 @@ interface RawLaw {
 
 const defaultDir = fileURLToPath(new URL('../../../layers/reporters-db/', import.meta.url));
 
-export function reportersDbDir(env: NodeJS.ProcessEnv = process.env): string {
+function reportersDbDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.REPORTERS_DB_DIR ?? defaultDir;
 }
 
@@ -72,7 +72,7 @@ function readJson<T>(dir: string, file: string): T {
   return JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
 }
 
-export function loadReportersDb(dir = reportersDbDir()): ReportersDb {
+function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   const reporters = readJson<Record<string, RawReporter[]>>(dir, 'reporters.json');
   const laws = readJson<Record<string, RawLaw[]>>(dir, 'laws.json');
   const journals = readJson<Record<string, RawLaw[]>>(dir, 'journals.json');

@@ -11,8 +11,8 @@ type LookupInput = z.output<typeof CitationLookupInputSchema>;
 type CaseInput = z.output<typeof CaseInputSchema>;
 type CitedByInput = z.output<typeof CitedByInputSchema>;
 
-export const CASELAW_SOURCE = 'CourtListener (Free Law Project) case-law data, replicated';
-export const CASELAW_DISCLAIMER =
+const CASELAW_SOURCE = 'CourtListener (Free Law Project) case-law data, replicated';
+const CASELAW_DISCLAIMER =
   'Resolution says which case a citation names; it makes no claim that the case is still good law. Case data from CourtListener (Free Law Project).';
 const RESOLUTION =
   'reporters-db normalisation of each full case citation to its edition(s), then an exact (volume, reporter, page) match in the replica; ' +
@@ -45,7 +45,7 @@ export function citationsOf(input: LookupInput): ParsedCitation[] {
   return parsed;
 }
 
-export function presentCluster(c: ClusterRecord) {
+function presentCluster(c: ClusterRecord) {
   const path = `/opinion/${c.id}/${c.slug || 'case'}/`;
   return {
     id: c.id,

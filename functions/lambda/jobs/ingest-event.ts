@@ -24,7 +24,7 @@ const retrievedAt = z.iso.datetime({ offset: true });
  * The ingest job's event: what `asof ingest` is told, with names in the sources bucket for paths. The same kinds and
  * options as the CLI (functions/ingest/jobs.ts IngestRequest); as there, `retrievedAt` defaults to the ingest's time.
  */
-export const ingestEventSchema = z.discriminatedUnion('kind', [
+const ingestEventSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('uslm'),
     /** USLM XML files, one title at one release point each. */

@@ -65,7 +65,7 @@ const AdminSecret = z.object({
 export type AdminSecret = z.infer<typeof AdminSecret>;
 
 /** Reads and checks the admin secret; a secret without what a connection needs fails with what is missing, never its values. */
-export async function readAdminSecret(env: LambdaEnv, secretId: string): Promise<AdminSecret> {
+async function readAdminSecret(env: LambdaEnv, secretId: string): Promise<AdminSecret> {
   const secrets = captureClient(new SecretsManagerClient({ region: regionOf(env) }));
   const out = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
   let parsed: unknown;

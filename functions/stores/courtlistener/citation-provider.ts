@@ -59,7 +59,7 @@ const courtIdOf = (c: z.infer<typeof ProviderCluster>): string | null => {
   return /\/courts\/([\w-]+)\/?$/.exec(raw)?.[1] ?? (/^[\w-]+$/.test(raw) ? raw : null);
 };
 
-export function clusterFromProvider(c: z.infer<typeof ProviderCluster>): ClusterRecord {
+function clusterFromProvider(c: z.infer<typeof ProviderCluster>): ClusterRecord {
   const slug = c.slug ?? /\/opinion\/\d+\/([^/]+)\/?$/.exec(c.absolute_url ?? '')?.[1] ?? '';
   return {
     id: c.id,
