@@ -14,6 +14,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { usagePlanName, usagePlanThrottle } from '../functions/accounts/gateway-tier.ts';
 import type { Plan } from '../functions/accounts/plans.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../functions/http/error-status.ts';
 import { pathsOf, type Route, type RouteStore } from '../functions/http/route.ts';
 import { AsofFunction, REPORTERS_DB_DIR, reportersDbLayer } from './asof-function.ts';
 import { executeApiUrl, loggedStage, resourceAt } from './rest-resources.ts';
@@ -96,7 +97,14 @@ const GATEWAY_RESPONSES = [
   },
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'no_route', message: 'No such endpoint. See /v1/openapi.json.' },
   { type: ResponseType.DEFAULT_4XX, status: undefined, code: 'bad_request', message: 'The request was refused before it reached the API.' },
-  { type: ResponseType.DEFAULT_5XX, status: undefined, code: 'internal_error', message: 'The service failed; retry later.' },
+  // A 503 among them carries Retry-After, as every 503 of the API does.
+  {
+    type: ResponseType.DEFAULT_5XX,
+    status: undefined,
+    code: 'internal_error',
+    message: 'The service failed; retry later.',
+    retryAfter: String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+  },
 ] as const;
 
 /** How long API Gateway keeps an authorizer's answer for one Authorization header. */
@@ -151,6 +159,7 @@ export class LawApi extends Construct {
         ...(r.status && { statusCode: r.status }),
         responseHeaders: {
           'Content-Type': "'application/json; charset=utf-8'",
+          'X-Content-Type-Options': "'nosniff'",
           ...('retryAfter' in r && { 'Retry-After': `'${r.retryAfter}'` }),
         },
         templates: { 'application/json': envelope(r.code, r.message) },

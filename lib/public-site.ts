@@ -2,6 +2,8 @@ import { Validations } from 'aws-cdk-lib';
 import { EndpointType, LambdaIntegration, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../functions/http/error-status.ts';
+import { HTML_TYPE, NOT_FOUND_HTML, PAGE_HEADERS, pageHtml } from '../functions/http/pages/html.ts';
 import type { Page } from '../functions/http/pages/page.ts';
 import { AsofFunction } from './asof-function.ts';
 import { executeApiUrl, loggedStage, resourceAt } from './rest-resources.ts';
@@ -23,14 +25,28 @@ export interface PublicSiteProps {
   loggingRole: IDependable;
 }
 
-/** The site's refusals by API Gateway and the web ACL, as a reader of the site should see them. */
-const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status: string; message: string; retryAfter?: string }> = [
+/**
+ * The site's refusals by API Gateway and the web ACL, as a reader of the site should see them: pages like the site's
+ * own (functions/http/pages/html.ts), with a page's headers.
+ */
+const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status?: string; html: string; retryAfter?: string }> = [
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', html: NOT_FOUND_HTML },
   {
-    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
-    status: '404',
-    message: 'Not found. Permalinks have the form /law/<jurisdiction>/<corpus>/<key>.',
+    type: ResponseType.WAF_FILTERED,
+    status: '429',
+    html: pageHtml('Too many requests', '<h1>Too many requests</h1><p>Too many requests from this address: try again in a minute.</p>'),
+    retryAfter: '60',
   },
-  { type: ResponseType.WAF_FILTERED, status: '429', message: 'Too many requests from this address: slow down.', retryAfter: '60' },
+  // Any other refusal or failure of the gateway, with its own status.
+  {
+    type: ResponseType.DEFAULT_4XX,
+    html: pageHtml('Refused', '<h1>Refused</h1><p>The request was refused before it reached the site.</p>'),
+  },
+  {
+    type: ResponseType.DEFAULT_5XX,
+    html: pageHtml('Not shown', '<h1>This page could not be shown</h1><p>Try again shortly.</p>'),
+    retryAfter: String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+  },
 ];
 
 /** The site's stage name: its address without a custom domain is `https://<api-id>.execute-api.<region>.<suffix>/site`. */
@@ -73,15 +89,20 @@ export class PublicSite extends Construct {
       },
     );
 
-    // A path with no page is 404 (API Gateway's default is a 403 "Missing Authentication Token"), and the web ACL's
-    // refusal 429 with Retry-After, as on the API; in plain text, whatever the browser accepts.
+    // A path with no page is 404 (API Gateway's default is a 403 "Missing Authentication Token"), the web ACL's
+    // refusal 429 with Retry-After, as on the API, and a failure of the gateway Retry-After too (a 503 among them);
+    // an HTML page whatever the browser accepts.
     for (const r of SITE_GATEWAY_RESPONSES) {
-      const body = `${r.message}\n`;
       this.api.addGatewayResponse(`Response${r.type.responseType}`, {
         type: r.type,
-        statusCode: r.status,
-        responseHeaders: { 'Content-Type': "'text/plain; charset=utf-8'", ...(r.retryAfter && { 'Retry-After': `'${r.retryAfter}'` }) },
-        templates: { 'application/json': body, 'text/html': body },
+        ...(r.status && { statusCode: r.status }),
+        responseHeaders: {
+          'Content-Type': `'${HTML_TYPE}'`,
+          'X-Content-Type-Options': "'nosniff'",
+          ...Object.fromEntries(Object.entries(PAGE_HEADERS).map(([name, value]) => [name, `'${value.replaceAll("'", "\\'")}'`])),
+          ...(r.retryAfter && { 'Retry-After': `'${r.retryAfter}'` }),
+        },
+        templates: { 'application/json': r.html, 'text/html': r.html },
       });
     }
 

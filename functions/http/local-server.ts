@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Services } from '#app/services.ts';
+import type { ErrorCode } from '#shared/errors.ts';
+import { thousands } from '#shared/thousands.ts';
 import { createRouteHandler, type RouteHandler } from './handler.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './input-limits.ts';
 import { errorResponse } from './middlewares/error-envelope.ts';
+import { notFoundPage } from './pages/html.ts';
 import type { Page } from './pages/page.ts';
+import { decodePathSegment } from './path-segment.ts';
 import { pathsOf, type Route } from './route.ts';
 
 export interface LocalServerOptions {
@@ -15,6 +21,8 @@ export interface LocalServerOptions {
   basePath?: string;
   /** Larger bodies are refused with 413 before they are read further. */
   maxBodyBytes?: number;
+  /** A request (line, headers and body) not received in this time is answered 408 request_timeout. */
+  requestTimeoutMs?: number;
 }
 
 interface Compiled {
@@ -30,10 +38,15 @@ const compilePath = (path: string) => {
   return { pattern: new RegExp(`^${source}$`), params };
 };
 
-/** Mounts the route table on node:http the way API Gateway does: one Lambda-style handler per route, the same event shape. */
+/**
+ * Mounts the route table on node:http the way API Gateway does: one Lambda-style handler per route, the same event
+ * shape; the site's pages outside the base path. Every answer is the error envelope or a page, never Node's bare
+ * status line: the transport's own refusals (headers too large, a request too slow, not HTTP) included.
+ */
 export function createLocalServer(opts: LocalServerOptions): Server {
   const basePath = opts.basePath ?? '/v1';
-  const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
+  const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const compiled: Compiled[] = [];
   for (const route of opts.routes) {
     const handler = createRouteHandler(route, opts.services);
@@ -48,49 +61,100 @@ export function createLocalServer(opts: LocalServerOptions): Server {
   }
   const pages = opts.pages.map((page) => ({ page, ...compilePath(page.path) }));
 
-  return createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      opts.services.logger.error('local server failure', { error: err });
-      if (!res.headersSent) send(res, errorResponse('internal_error', 'The request failed inside the service.', randomUUID()));
-      else res.destroy();
-    });
-  });
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      // How often Node checks for requests past their time: the timeout is exact to within this.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(requestTimeout / 4))),
+    },
+    (req, res) => {
+      const requestId = randomUUID();
+      handle(req, res, requestId).catch((err) => {
+        // A client gone (its connection closed, or answered 408 by a timeout) has no one left to answer.
+        if (res.headersSent || !req.socket.writable) return void res.destroy();
+        opts.services.logger.error('local server failure', { error: err });
+        send(res, errorResponse('internal_error', 'The request failed inside the service.', requestId));
+      });
+    },
+  );
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, requestTimeout));
+  return server;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://local');
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const url = targetOf(req.url ?? '/');
     const method = (req.method ?? 'GET').toUpperCase();
+    const refuse = (code: ErrorCode, message: string, headers: Record<string, string> = {}) =>
+      send(res, errorResponse(code, message, requestId, {}, headers));
+    if (!url) return refuse('bad_request', 'The request target is not a path.');
     if (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)) {
       const path = url.pathname.slice(basePath.length) || '/';
       const match = compiled.map((c) => ({ c, m: c.pattern.exec(path) })).find((x) => x.m);
-      if (!match)
-        return send(res, errorResponse('no_route', `No endpoint at ${url.pathname}; see ${basePath}/openapi.json.`, randomUUID()));
+      if (!match) return refuse('no_route', `No endpoint at ${clip(url.pathname)}; see ${basePath}/openapi.json.`);
       const handler = match.c.handlers.get(method);
       if (!handler) {
         const allow = [...match.c.handlers.keys()].join(', ');
-        return send(
-          res,
-          errorResponse('method_not_allowed', `${method} is not supported here; use ${allow}.`, randomUUID(), {}, { allow }),
-        );
+        return refuse('method_not_allowed', `${clip(method)} is not supported here; use ${allow}.`, { allow });
       }
       const body = await readBody(req, maxBody);
       if (body === null) {
         req.resume();
-        return send(
-          res,
-          errorResponse('too_large', `Request bodies are limited to ${maxBody} bytes.`, randomUUID(), {}, { connection: 'close' }),
-        );
+        return refuse('too_large', `Request bodies are limited to ${thousands(maxBody)} bytes.`, { connection: 'close' });
       }
-      const pathParameters = Object.fromEntries(match.c.params.map((p, i) => [p, decodeURIComponent(match.m![i + 1]!)]));
-      const event = toEvent(req, url, method, match.c.resource, pathParameters, body);
-      return send(res, await handler(event, lambdaContext(event.requestContext.requestId)));
+      // A malformed escape is passed on as it came, as API Gateway passes path parameters: the route refuses it.
+      const pathParameters = Object.fromEntries(match.c.params.map((p, i) => [p, decodePathSegment(match.m![i + 1]!) ?? match.m![i + 1]!]));
+      const event = toEvent(req, url, method, match.c.resource, pathParameters, body, requestId);
+      return send(res, await handler(event, lambdaContext(requestId)));
     }
-    const pageMatch = pages.map((p) => ({ p, m: p.pattern.exec(url.pathname) })).find((x) => x.m);
-    if (pageMatch && method === 'GET') {
-      const params = Object.fromEntries(pageMatch.p.params.map((p, i) => [p, decodeURIComponent(pageMatch.m![i + 1]!)]));
-      return send(res, await pageMatch.p.page.render({ params, query: url.searchParams, services: opts.services }));
-    }
-    return send(res, errorResponse('no_route', `Nothing at ${url.pathname}. The API is at ${basePath}.`, randomUUID()));
+    const pageMatch = method === 'GET' ? pages.map((p) => ({ p, m: p.pattern.exec(url.pathname) })).find((x) => x.m) : undefined;
+    const values = pageMatch?.p.params.map((_, i) => decodePathSegment(pageMatch.m![i + 1]!));
+    if (!pageMatch || !values || values.some((v) => v === null)) return send(res, notFoundPage());
+    const params = Object.fromEntries(pageMatch.p.params.map((p, i) => [p, values[i]!]));
+    return send(res, await pageMatch.p.page.render({ params, query: url.searchParams, services: opts.services }));
   }
+}
+
+/** The request target as a URL: origin-form (`/v1/…`) or absolute-form (`http://host/v1/…`); anything else is null. */
+function targetOf(raw: string): URL | null {
+  try {
+    if (raw.startsWith('/')) return new URL(`http://local${raw}`);
+    return /^https?:\/\//i.test(raw) ? new URL(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A path or method quoted in a message: at most 100 characters of it. */
+const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
+
+/**
+ * What Node would answer with a bare status line (431, 408, 400) for a request it could not read, in the envelope.
+ * Nothing is written once a response has begun, or to a connection already gone.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, requestTimeout: number): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const [code, message]: [ErrorCode, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          'headers_too_large',
+          `The request line and headers exceed ${thousands(MAX_HEADER_BYTES)} bytes; send long parameters in a POST body.`,
+        ]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['request_timeout', `The request was not received within ${thousands(requestTimeout / 1000)} seconds.`]
+        : ['bad_request', 'The request is not valid HTTP/1.1.'];
+  const result = errorResponse(code, message, requestId, {}, { connection: 'close' });
+  const body = Buffer.from(result.body, 'utf8');
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`,
+    ...Object.entries({ ...result.headers, 'content-length': body.length }).map(([k, v]) => `${k}: ${v}`),
+  ].join('\r\n');
+  socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]));
 }
 
 function toEvent(
@@ -100,6 +164,7 @@ function toEvent(
   resource: string,
   pathParameters: Record<string, string>,
   body: string,
+  requestId: string,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -111,7 +176,6 @@ function toEvent(
     if (values) values.push(v);
     else multi[k] = [v];
   }
-  const requestId = randomUUID();
   return {
     httpMethod: method,
     path: url.pathname,
@@ -157,6 +221,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
     });
     req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
+    // Closed before its end (the client went away, or a timeout refused it): nothing left to read or answer.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the request was closed before its body was read'));
+    });
   });
 }
 

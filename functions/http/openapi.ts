@@ -16,6 +16,19 @@ const AUTH_ERRORS: readonly ErrorCode[] = [
 ];
 /** A public route ignores a key it is sent, but the edge limit still counts the token (120 a minute). */
 const PUBLIC_ERRORS: readonly ErrorCode[] = ['rate_limited'];
+/**
+ * What any request may be answered before an operation reads it, whatever its path and method: not HTTP, no such
+ * path or method, too slow, a body over 1 MiB, a request line and headers over 16 KiB. In the document once, as the
+ * `TransportError` schema, rather than under every operation.
+ */
+export const TRANSPORT_ERRORS = [
+  'bad_request',
+  'no_route',
+  'method_not_allowed',
+  'request_timeout',
+  'too_large',
+  'headers_too_large',
+] as const satisfies readonly ErrorCode[];
 
 export interface OpenApiOptions {
   /** The API's base URL, e.g. http://127.0.0.1:8787/v1. */
@@ -23,8 +36,29 @@ export interface OpenApiOptions {
   version: string;
 }
 
-function errorResponses(route: Route) {
-  const codes = [...new Set([...route.errors, ...(route.auth.kind === 'bearer' ? AUTH_ERRORS : PUBLIC_ERRORS)])];
+/**
+ * The codes any input can meet, beyond those a route names: a POST body that is not a JSON object or over 1 MiB, and
+ * `bad_parameter` for a value of a field with no code of its own (a NUL character, a wrong JSON type, too long, empty
+ * when optional, given twice).
+ */
+function inputErrors(route: Route, method: 'GET' | 'POST'): ErrorCode[] {
+  const fields = Object.keys((route.input as unknown as z.ZodObject).shape ?? {});
+  const generic = fields.some((f) => !route.fieldCodes?.[f]?.startsWith('bad_'));
+  return [...(method === 'POST' ? (['bad_json', 'too_large'] as const) : []), ...(generic ? (['bad_parameter'] as const) : [])];
+}
+
+/**
+ * The envelope (the `Error` component) with its `code` narrowed to `codes`. A plain schema object, not zod: zod's
+ * intersection would render every object's additionalProperties, and split `Error` into input and output copies.
+ */
+const envelopeOf = (codes: readonly ErrorCode[]) => ({
+  allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: [...codes] } } } } }],
+});
+
+function errorResponses(route: Route, method: 'GET' | 'POST') {
+  const codes = [
+    ...new Set([...route.errors, ...inputErrors(route, method), ...(route.auth.kind === 'bearer' ? AUTH_ERRORS : PUBLIC_ERRORS)]),
+  ];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
@@ -35,7 +69,7 @@ function errorResponses(route: Route) {
         ...(status === 429 || status === 503
           ? { headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'seconds to wait' } } }
           : {}),
-        content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        content: { 'application/json': { schema: envelopeOf(list) } },
       },
     ]),
   );
@@ -87,7 +121,7 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
           },
         ]),
       ),
-      ...errorResponses(route),
+      ...errorResponses(route, method),
     },
   };
 }
@@ -115,6 +149,13 @@ export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions) 
     servers: [{ url: options.serverUrl }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key: asof_live_… or asof_test_…' } },
+      schemas: {
+        Error: ErrorEnvelopeSchema,
+        TransportError: {
+          description: `Any request, whatever its path and method, may be refused before an operation reads it: ${TRANSPORT_ERRORS.map((c) => `${c} (${ERROR_STATUS[c]})`).join(', ')}.`,
+          ...envelopeOf(TRANSPORT_ERRORS),
+        },
+      },
     },
     paths,
   });

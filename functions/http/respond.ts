@@ -1,10 +1,23 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.ts';
+
+/**
+ * Headers every answer carries, API or page: no content-type sniffing (a browser must never read a JSON error that
+ * quotes its input as HTML), and a Retry-After on every 503 that does not name its own.
+ */
+function commonHeaders(status: number, headers: Record<string, string>): Record<string, string> {
+  return {
+    'x-content-type-options': 'nosniff',
+    ...(status === 503 && !headers['retry-after'] && { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),
+    ...headers,
+  };
+}
 
 /** JSON bodies, no CORS headers at all (the service is called from servers). */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
   return {
     statusCode: status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    headers: commonHeaders(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }),
     body: JSON.stringify(body),
   };
 }
@@ -15,5 +28,5 @@ export function textResponse(
   contentType: string,
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult {
-  return { statusCode: status, headers: { 'content-type': contentType, ...headers }, body };
+  return { statusCode: status, headers: commonHeaders(status, { 'content-type': contentType, ...headers }), body };
 }

@@ -1,12 +1,10 @@
 import * as z from 'zod';
 import 'zod-openapi';
 import { MAX_CITATIONS, MAX_TEXT_CHARS } from '#caselaw/resolve.ts';
+import { thousands } from '#shared/thousands.ts';
 import { positiveIntParam } from './schemas.ts';
 
 /** The case-law routes' inputs (schemas.ts holds the law's; the resources are in schemas-responses-caselaw.ts). */
-
-/** 64000 → `64,000`, without Intl: a first toLocaleString loads ICU's locale data, ~18 ms of a function's start. */
-const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
 const citationItem = z.union([
   z.string().trim().min(1).max(200),
@@ -42,9 +40,11 @@ export const CitationLookupInputSchema = z
     path: ['citations'],
   });
 
+/** Digits of a positive integer JavaScript holds exactly: above 2^53 − 1 an id would be silently rounded to another. */
 const clusterIdParam = z
   .string()
-  .regex(/^[1-9]\d{0,17}$/)
+  .regex(/^[1-9]\d{0,15}$/)
+  .refine((digits) => Number.isSafeInteger(Number(digits)), { message: 'clusterId is larger than 2^53 − 1' })
   .transform(Number);
 
 export const CaseInputSchema = z.object({ clusterId: clusterIdParam.meta({ description: 'a positive integer', example: '111014' }) });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import 'zod-openapi';
 import { LEVELS } from '#formats/model.ts';
+import { MAX_SHORT_PARAM_CHARS } from './input-limits.ts';
 import { jurisdictionParam } from './schemas.ts';
 
 /** The filing-format route's input (the resources are in schemas-responses-formats.ts). */
@@ -10,6 +11,7 @@ export const FormatInputSchema = z.object({
   level: z.enum(LEVELS).optional().meta({ description: 'one of the four court levels' }),
   court: z
     .string()
+    .max(MAX_SHORT_PARAM_CHARS)
     .trim()
     .toLowerCase()
     .min(1)

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import 'zod-openapi';
 import { CORPORA } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';
+import { MAX_SHORT_PARAM_CHARS } from './input-limits.ts';
 
 /**
  * The routes' inputs, built at load by the functions that parse them. Parameters arrive as query strings (GET) or
@@ -10,6 +11,10 @@ import { isCalendarDate } from '#shared/dates.ts';
  */
 
 const requiredText = (description: string, example: string) => z.string().trim().min(1).meta({ description, example });
+
+/** A short parameter: longer than MAX_SHORT_PARAM_CHARS is refused as malformed, never looked up and billed. */
+const shortText = () => z.string().max(MAX_SHORT_PARAM_CHARS);
+const requiredShortText = (description: string, example: string) => shortText().trim().min(1).meta({ description, example });
 
 export const asOfParam = z
   .string()
@@ -21,19 +26,18 @@ export const asOfParam = z
 export const positiveIntParam = z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.int().min(1));
 
 export const corpusParam = z.enum(CORPORA).optional().meta({ description: 'one of the six corpus values' });
-export const jurisdictionParam = requiredText('short jurisdiction code', 'us').transform((s) => s.toLowerCase());
+export const jurisdictionParam = requiredShortText('short jurisdiction code', 'us').transform((s) => s.toLowerCase());
 
 export const LookupInputSchema = z.object({
   jurisdiction: jurisdictionParam,
-  citation: requiredText('citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`)', '28 U.S.C. § 1291'),
+  citation: requiredShortText('citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`)', '28 U.S.C. § 1291'),
   asOf: asOfParam,
   corpus: corpusParam,
 });
 
 export const SearchInputSchema = z.object({
   q: requiredText('keywords; every term must match', 'strangulation'),
-  jurisdiction: z
-    .string()
+  jurisdiction: shortText()
     .trim()
     .optional()
     .meta({ description: 'a single jurisdiction, a comma list, or `all` (default)', example: 'dc' }),
@@ -43,12 +47,12 @@ export const SearchInputSchema = z.object({
 });
 
 export const CoverageInputSchema = z.object({
-  jurisdiction: z.string().trim().toLowerCase().optional(),
+  jurisdiction: shortText().trim().toLowerCase().optional(),
   corpus: corpusParam,
 });
 
 export const QualityInputSchema = z.object({
-  jurisdiction: z.string().trim().toLowerCase().optional(),
+  jurisdiction: shortText().trim().toLowerCase().optional(),
   history: z
     .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v))])
     .optional()

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { htmlPage, notFoundPage } from '#http/pages/html.ts';
 import type { Page, PageServices } from '#http/pages/page.ts';
-import { textResponse } from '#http/respond.ts';
+import { decodePathSegment } from '#http/path-segment.ts';
 import { dynamoStores } from './dynamo-stores.ts';
 import type { LambdaEnv } from './env.ts';
 import { countAnswer, powertools } from './powertools.ts';
@@ -12,17 +13,15 @@ export function pageServices(env: LambdaEnv = process.env): PageServices {
 
 /**
  * A REST API delivers path parameters as they were sent, percent-encoded (the local server decodes them); a page
- * reads them decoded. A malformed escape is returned as it came, and so is not found.
+ * reads them decoded. A malformed escape names no page: null, answered as not found.
  */
-function decodedParams(event: APIGatewayProxyEvent): Record<string, string> {
+function decodedParams(event: APIGatewayProxyEvent): Record<string, string> | null {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
     if (value === undefined) continue;
-    try {
-      params[name] = decodeURIComponent(value);
-    } catch {
-      params[name] = value;
-    }
+    const decoded = decodePathSegment(value);
+    if (decoded === null) return null;
+    params[name] = decoded;
   }
   return params;
 }
@@ -45,12 +44,11 @@ export function pageLambda(page: Page, services: PageServices = pageServices()) 
   return wrap(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     let result: APIGatewayProxyResult;
     try {
-      result = await page.render({ params: decodedParams(event), query: queryOf(event), services });
+      const params = decodedParams(event);
+      result = params ? await page.render({ params, query: queryOf(event), services }) : notFoundPage();
     } catch (err) {
       logger.error('page failed', { error: err as Error, page: page.id });
-      result = textResponse(500, 'The page could not be shown; try again shortly.', 'text/plain; charset=utf-8', {
-        'cache-control': 'no-store',
-      });
+      result = htmlPage(500, 'Not shown', '<h1>This page could not be shown</h1><p>Try again shortly.</p>');
     }
     countAnswer(metrics, result.statusCode);
     return result;

@@ -97,6 +97,14 @@ describe('the permalink page as a Lambda function', () => {
 
     expect(encoded.statusCode).toBe(200);
     expect(malformed.statusCode).toBe(404);
+    expect(malformed.body).toContain('<h1>Not found</h1>');
+    for (const res of [encoded, malformed]) {
+      expect(res.headers).toMatchObject({
+        'content-type': 'text/html; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      });
+    }
   });
 
   it('refuses a malformed date with 400', async () => {
@@ -124,6 +132,7 @@ describe('the permalink page as a Lambda function', () => {
 
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain('boom');
+    expect(res.headers).toMatchObject({ 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' });
   });
 
   it('loads its entry with the environment a deployed page function gets, without calling AWS', async () => {

@@ -104,7 +104,7 @@ describe('POST /law/citations/lookup', () => {
     expect(answer.body.error.code).toBe('too_large');
   });
 
-  it('answers missing_fields for neither or both of text and citations, or a malformed item, and bad_fallback for an unknown provider', async () => {
+  it('answers missing_fields for neither or both of text and citations, bad_parameter for a malformed item, and bad_fallback for an unknown provider', async () => {
     const key = await keyWith();
     const neither = await lookup(key, {});
     expect([neither.status, neither.body.error.code, neither.body.error.message]).toEqual([
@@ -118,7 +118,13 @@ describe('POST /law/citations/lookup', () => {
       'missing_fields',
       'Give either text or citations, not both.',
     ]);
-    expect((await lookup(key, { citations: [{ volume: 1 }] })).body.error.code).toBe('missing_fields');
+    const malformed = await lookup(key, { citations: [{ volume: 1 }] });
+    expect([malformed.status, malformed.body.error.code, malformed.body.error.message, malformed.body.error.field]).toEqual([
+      400,
+      'bad_parameter',
+      'citations[0].reporter must be a string (got nothing).',
+      'citations',
+    ]);
     const fallback = await lookup(key, { text: '267 Ga. 9', fallback: 'westlaw' });
     expect([fallback.status, fallback.body.error.code]).toEqual([400, 'bad_fallback']);
     expect((await call('POST', '/law/citations/lookup', key, '{not json')).body.error.code).toBe('bad_json');
@@ -191,7 +197,8 @@ describe('GET /law/cases/{clusterId} and /cited-by', () => {
     const none = await call('GET', '/law/cases/999999999/cited-by', key);
     expect([none.status, none.body.results, none.body.next]).toEqual([200, [], null]);
     expect((await call('GET', '/law/cases/111014/cited-by?limit=0', key)).body.error.code).toBe('bad_limit');
-    expect((await call('GET', '/law/cases/111014/cited-by?cursor=bogus', key)).body.error.code).toBe('missing_fields');
+    const bogus = await call('GET', '/law/cases/111014/cited-by?cursor=bogus', key);
+    expect([bogus.body.error.code, bogus.body.error.field]).toEqual(['bad_parameter', 'cursor']);
   });
 });
 

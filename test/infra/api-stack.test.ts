@@ -169,7 +169,7 @@ describe('the API built from the route table', () => {
     t.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1', TracingEnabled: true });
   });
 
-  it('reshapes every API Gateway refusal to the error envelope: status, code, request id, JSON content type, Retry-After on 429s', () => {
+  it('reshapes every API Gateway refusal to the error envelope: status, code, request id, JSON content type, nosniff, Retry-After on 429s and 5xx', () => {
     const expected: Record<string, { status: string | undefined; code: string; retryAfter?: string }> = {
       UNAUTHORIZED: { status: '401', code: 'missing_bearer' },
       ACCESS_DENIED: { status: '401', code: 'invalid_key' },
@@ -180,7 +180,7 @@ describe('the API built from the route table', () => {
       MISSING_AUTHENTICATION_TOKEN: { status: '404', code: 'no_route' },
       // The defaults keep the status of the refusal they stand for.
       DEFAULT_4XX: { status: undefined, code: 'bad_request' },
-      DEFAULT_5XX: { status: undefined, code: 'internal_error' },
+      DEFAULT_5XX: { status: undefined, code: 'internal_error', retryAfter: "'30'" },
     };
     const api = restApiId(t, 'asof-test-api');
     const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources)
@@ -192,6 +192,7 @@ describe('the API built from the route table', () => {
       expect(p.StatusCode, p.ResponseType).toBe(want.status);
       const headers = {
         'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
         ...(want.retryAfter && { 'gatewayresponse.header.Retry-After': want.retryAfter }),
       };
       expect(p.ResponseParameters, p.ResponseType).toEqual(headers);
@@ -379,21 +380,38 @@ describe('the public site (permalink pages)', () => {
     expect((site as unknown as { DependsOn: string[] }).DependsOn).toContain(accountId);
   });
 
-  it("answers a path with no page 404 and the web ACL's refusal 429 with Retry-After, in plain text", () => {
+  it("answers a path with no page 404, the web ACL's refusal 429 and its own failures with Retry-After, as HTML pages with a page's headers", () => {
     const site = restApiId(t, 'asof-test-site');
     const responses = Object.values(t.findResources('AWS::ApiGateway::GatewayResponse') as Resources)
       .map((r) => r.Properties)
       .filter((p) => p.RestApiId.Ref === site);
 
     expect(responses.map((p) => [p.ResponseType, p.StatusCode]).sort()).toEqual([
+      ['DEFAULT_4XX', undefined],
+      ['DEFAULT_5XX', undefined],
       ['MISSING_AUTHENTICATION_TOKEN', '404'],
       ['WAF_FILTERED', '429'],
     ]);
     for (const p of responses) {
-      expect(p.ResponseParameters['gatewayresponse.header.Content-Type'], p.ResponseType).toBe("'text/plain; charset=utf-8'");
+      expect(p.ResponseParameters, p.ResponseType).toMatchObject({
+        'gatewayresponse.header.Content-Type': "'text/html; charset=utf-8'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+        'gatewayresponse.header.cache-control': "'no-store'",
+        // A static header value is quoted; quotes inside it are escaped.
+        'gatewayresponse.header.content-security-policy':
+          "'default-src \\'none\\'; style-src \\'unsafe-inline\\'; frame-ancestors \\'none\\''",
+      });
       expect(Object.keys(p.ResponseTemplates).sort(), p.ResponseType).toEqual(['application/json', 'text/html']);
+      const html = p.ResponseTemplates['text/html'];
+      expect(html, p.ResponseType).toMatch(/^<!doctype html>.*<\/html>$/s);
+      // The body is a Velocity template: `$` and `#` would be read as its syntax, not shown.
+      expect(html, p.ResponseType).not.toMatch(/[$#]/);
+      expect(p.ResponseTemplates['application/json'], p.ResponseType).toBe(html);
     }
-    expect(responses.find((p) => p.ResponseType === 'WAF_FILTERED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'60'");
+    expect(responses.find((p) => p.ResponseType === 'MISSING_AUTHENTICATION_TOKEN')!.ResponseTemplates['text/html']).toContain('Not found');
+    const retryAfter = (type: string) =>
+      responses.find((p) => p.ResponseType === type)!.ResponseParameters['gatewayresponse.header.Retry-After'];
+    expect([retryAfter('WAF_FILTERED'), retryAfter('DEFAULT_5XX'), retryAfter('DEFAULT_4XX')]).toEqual(["'60'", "'30'", undefined]);
   });
 
   it('is watched like a route: its errors alarm names the page', () => {

@@ -3,6 +3,7 @@ import { opsQuota, runFallback } from '#caselaw/fallback.ts';
 import type { CaseLawStore, CitedByCursor, ClusterRecord } from '#caselaw/ports.ts';
 import { MAX_CITATIONS, type ParsedCitation, parseRequest, resolveCitations } from '#caselaw/resolve.ts';
 import { AppError } from '#shared/errors.ts';
+import { shown as quoteInput } from '../middlewares/input-errors.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 import type { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
 import { need } from './need.ts';
@@ -125,8 +126,12 @@ export async function handleCase(input: CaseInput, { services }: RouteContext): 
 const encodeCursor = (c: CitedByCursor): string => Buffer.from(`${c.citationCount}:${c.id}`).toString('base64url');
 
 function decodeCursor(cursor: string): CitedByCursor {
-  const m = /^(\d{1,9}):(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw new AppError('missing_fields', 'cursor must be the `next` value of a previous page.', { field: 'cursor' });
+  const m = /^(\d{1,9}):(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m || !Number.isSafeInteger(Number(m[2]))) {
+    throw new AppError('bad_parameter', `cursor must be the \`next\` value of a previous page (got ${quoteInput(cursor)}).`, {
+      field: 'cursor',
+    });
+  }
   return { citationCount: Number(m[1]), id: Number(m[2]) };
 }
 

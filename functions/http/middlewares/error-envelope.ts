@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, type ErrorCode, StoreUnavailableError } from '#shared/errors.ts';
-import { ERROR_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../error-status.ts';
+import { ERROR_STATUS } from '../error-status.ts';
 import { jsonResponse } from '../respond.ts';
 import type { HttpRequest } from './types.ts';
 
@@ -11,7 +11,7 @@ export interface ErrorEnvelopeOptions {
   unavailableCode?: ErrorCode;
 }
 
-/** The error envelope `{error: {code, message, requestId, …}}` in one place. */
+/** The error envelope `{error: {code, message, requestId, …}}` in one place, its request id also in `x-request-id`. */
 export function errorResponse(
   code: ErrorCode,
   message: string,
@@ -19,10 +19,7 @@ export function errorResponse(
   details: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult {
-  const status = ERROR_STATUS[code];
-  const retry: Record<string, string> =
-    status === 503 && !headers['retry-after'] ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
-  return jsonResponse(status, { error: { code, message, requestId, ...details } }, { ...retry, ...headers });
+  return jsonResponse(ERROR_STATUS[code], { error: { code, message, requestId, ...details } }, { 'x-request-id': requestId, ...headers });
 }
 
 /**

@@ -1,25 +1,12 @@
 import { collectionOfKey } from '#law/collections.ts';
 import { isCorpus, type SectionVersion, type VersionSummary } from '#law/model.ts';
-import { DISCLAIMER, serviceNote } from '#law/notes.ts';
+import { serviceNote } from '#law/notes.ts';
 import { escapeHtml as h } from '#law/snippet.ts';
 import { isCalendarDate, localDateOf } from '#shared/dates.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
-import { textResponse } from '../respond.ts';
+import { MAX_SHORT_PARAM_CHARS } from '../input-limits.ts';
+import { htmlPage } from './html.ts';
 import type { Page } from './page.ts';
-
-const STYLE = `body{font:16px/1.5 Georgia,serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.4rem}pre{white-space:pre-wrap;font:inherit}table{border-collapse:collapse;font-size:.9rem}
-td,th{border-bottom:1px solid #ddd;padding:.25rem .5rem;text-align:left}.meta{color:#555;font-size:.9rem}
-.current{font-weight:bold}.notice{background:#fff4e0;padding:.5rem 1rem}`;
-
-const page = (status: number, title: string, body: string) =>
-  textResponse(
-    status,
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-      `<title>${h(title)} — asof</title><style>${STYLE}</style></head><body>${body}<p class="meta">${h(DISCLAIMER)}</p></body></html>`,
-    'text/html; charset=utf-8',
-    { 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
-  );
 
 const dateRange = (v: Pick<VersionSummary, 'validFrom' | 'validTo'>) =>
   `${localDateOf(v.validFrom)} – ${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`;
@@ -35,29 +22,33 @@ function versionTable(versions: VersionSummary[], current: SectionVersion | null
   return `<h2>Versions on file</h2><table><tr><th>valid</th><th>version</th><th>status</th><th>basis</th></tr>${rows}</table>`;
 }
 
+/** No section is named by a NUL character or by hundreds of characters: such a path is not looked up, only not found. */
+const isPlausible = (params: Record<string, string>) =>
+  Object.values(params).every((v) => v.length <= MAX_SHORT_PARAM_CHARS && !v.includes('\u0000'));
+
 /** `{site_url}/law/<jurisdiction>/<corpus>/<key>`: the text in force (or at ?asOf=), its provenance and its versions. */
 export const permalinkPage: Page = {
   id: 'permalink',
   path: '/law/{jurisdiction}/{corpus}/{key}',
   async render({ params, query, services }) {
     const { jurisdiction, corpus, key } = params as { jurisdiction: string; corpus: string; key: string };
-    const collection = isCorpus(corpus) ? collectionOfKey(jurisdiction, corpus, key) : undefined;
+    const collection = isCorpus(corpus) && isPlausible(params) ? collectionOfKey(jurisdiction, corpus, key) : undefined;
     if (!isCorpus(corpus) || !collection || !services.versions) {
-      return page(404, 'Not found', `<h1>Not found</h1><p>No section ${h(jurisdiction)}/${h(corpus)}/${h(key)} is carried.</p>`);
+      return htmlPage(404, 'Not found', `<h1>Not found</h1><p>No section ${h(jurisdiction)}/${h(corpus)}/${h(key)} is carried.</p>`);
     }
     const asOfParam = query.get('asOf');
     if (asOfParam !== null && !isCalendarDate(asOfParam)) {
-      return page(400, 'Bad date', `<h1>Bad date</h1><p>asOf must be a calendar date written YYYY-MM-DD.</p>`);
+      return htmlPage(400, 'Bad date', `<h1>Bad date</h1><p>asOf must be a calendar date written YYYY-MM-DD.</p>`);
     }
     const asOf = asOfParam ?? services.now().toISOString().slice(0, 10);
     const ref = { jurisdiction, corpus, key };
     try {
       const [current, versions] = await Promise.all([services.versions.findInForce(ref, asOf), services.versions.listVersions(ref)]);
       const display = collection.display(key);
-      if (!versions.length) return page(404, display, `<h1>${h(display)}</h1><p>No version of this section is on file.</p>`);
+      if (!versions.length) return htmlPage(404, display, `<h1>${h(display)}</h1><p>No version of this section is on file.</p>`);
       const list = versionTable(versions, current);
       if (!current) {
-        return page(
+        return htmlPage(
           404,
           display,
           `<h1>${h(display)}</h1><p class="notice">Nothing under this citation was in force on ${h(asOf)}. asof never shows a nearest version instead.</p>${list}`,
@@ -65,7 +56,7 @@ export const permalinkPage: Page = {
       }
       const p = current.provenance;
       const note = serviceNote(current);
-      return page(
+      return htmlPage(
         200,
         display,
         `<h1>${h(display)}. ${h(current.catchline)}</h1>` +
@@ -80,7 +71,7 @@ export const permalinkPage: Page = {
       );
     } catch (err) {
       if (err instanceof StoreUnavailableError)
-        return page(503, 'Unavailable', '<h1>Temporarily unavailable</h1><p>The law store is unreachable; try again shortly.</p>');
+        return htmlPage(503, 'Unavailable', '<h1>Temporarily unavailable</h1><p>The law store is unreachable; try again shortly.</p>');
       throw err;
     }
   },

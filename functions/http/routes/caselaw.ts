@@ -55,6 +55,6 @@ export const caselawCitedBy = defineRoute({
   tag: 'caselaw',
   summary: 'The cases citing a case, most-cited first, each with its depth',
   responses: { 200: { description: 'citing cases', schema: 'CitedByResponse' } },
-  errors: ['bad_id', 'bad_limit', 'missing_fields', 'caselaw_unavailable'],
+  errors: ['bad_id', 'bad_limit', 'caselaw_unavailable'],
   handle: handleCitedBy,
 });

@@ -1,0 +1,16 @@
+/** Sizes past which an input is refused as malformed, before any store sees it (docs/DECISIONS.md, Errors and envelope). */
+
+/** Larger request bodies are refused with 413 too_large: by the local server before reading them, by a function after. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The longest a short parameter (a jurisdiction or a list of them, a citation, a court, a page's path segment) may
+ * be: far above any real value, low enough that an answer quoting it stays short. Longer is refused, never looked up.
+ */
+export const MAX_SHORT_PARAM_CHARS = 200;
+
+/** The request line and headers together (Node's default): longer is 431 headers_too_large. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** A request not fully received in this time is 408 request_timeout. */
+export const REQUEST_TIMEOUT_MS = 60_000;
