@@ -1,6 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
-import { assertItemFits, guarded, isConditionFailure } from './client.ts';
+import { assertItemFits, DynamoTable, isConditionFailure } from './client.ts';
 
 /*
  * Items of the ops table:
@@ -41,22 +41,19 @@ function fieldsOf<T>(item: Item): T {
 }
 
 export class DynamoOpsStore implements OpsStore {
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly table: DynamoTable;
 
-  private call<T>(op: () => Promise<T>): Promise<T> {
-    return guarded('ops', op);
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new DynamoTable(doc, tableName, 'ops');
   }
 
   private async get(key: { pk: string; sk: string }): Promise<Item | null> {
-    const out = await this.call(() => this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })));
+    const out = await this.table.send(new GetCommand({ TableName: this.table.name, Key: key, ConsistentRead: true }));
     return out.Item ?? null;
   }
 
   private async put(item: Item): Promise<void> {
-    await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item })));
+    await this.table.send(new PutCommand({ TableName: this.table.name, Item: item }));
   }
 
   async getCoverage(): Promise<CoverageCache | null> {
@@ -70,16 +67,14 @@ export class DynamoOpsStore implements OpsStore {
     if (computeStartedAt === undefined) return this.put(item);
     try {
       // Overwrite unless an ingest dirtied the cache after these numbers started being computed.
-      await this.call(() =>
-        this.doc.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(#d) OR attribute_type(#d, :null) OR #d < :started',
-            ExpressionAttributeNames: { '#d': 'dirtySince' },
-            ExpressionAttributeValues: { ':null': 'NULL', ':started': computeStartedAt },
-          }),
-        ),
+      await this.table.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#d) OR attribute_type(#d, :null) OR #d < :started',
+          ExpressionAttributeNames: { '#d': 'dirtySince' },
+          ExpressionAttributeValues: { ':null': 'NULL', ':started': computeStartedAt },
+        }),
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
@@ -91,17 +86,15 @@ export class DynamoOpsStore implements OpsStore {
   async markCoverageDirty(at: string): Promise<void> {
     // Only a cache that exists and is not dirty yet: the earliest change since the numbers were computed is the one that counts.
     try {
-      await this.call(() =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: COVERAGE,
-            UpdateExpression: 'SET #dirtySince = :at',
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#dirtySince) OR attribute_type(#dirtySince, :null))',
-            ExpressionAttributeNames: { '#dirtySince': 'dirtySince' },
-            ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-          }),
-        ),
+      await this.table.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: COVERAGE,
+          UpdateExpression: 'SET #dirtySince = :at',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#dirtySince) OR attribute_type(#dirtySince, :null))',
+          ExpressionAttributeNames: { '#dirtySince': 'dirtySince' },
+          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+        }),
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
@@ -122,17 +115,15 @@ export class DynamoOpsStore implements OpsStore {
   }
 
   async latestAuditRun(jurisdiction: string): Promise<StoredAuditRun | null> {
-    const out = await this.call(() =>
-      this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': auditPk(jurisdiction) },
-          ScanIndexForward: false,
-          Limit: 1,
-          ConsistentRead: true,
-        }),
-      ),
+    const out = await this.table.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': auditPk(jurisdiction) },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
     );
     const item = out.Items?.[0];
     return item ? { run: item.run as AuditRun, findings: item.findings as StoredAuditRun['findings'] } : null;
@@ -140,29 +131,24 @@ export class DynamoOpsStore implements OpsStore {
 
   async auditHistory(jurisdiction: string, limit: number): Promise<AuditRun[]> {
     const runs: AuditRun[] = [];
-    let start: Record<string, unknown> | undefined;
+    if (limit <= 0) return runs;
     // Pages end at 1 MB read (findings included, before projection): keep going until `limit` runs or the end.
-    while (runs.length < limit) {
-      const out = await this.call(() =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': auditPk(jurisdiction) },
-            ProjectionExpression: '#run',
-            ExpressionAttributeNames: { '#run': 'run' },
-            ScanIndexForward: false,
-            Limit: limit - runs.length,
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      runs.push(...(out.Items ?? []).map((item) => item.run as AuditRun));
-      start = out.LastEvaluatedKey;
-      if (!start) break;
+    const items = this.table.query(
+      {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': auditPk(jurisdiction) },
+        ProjectionExpression: '#run',
+        ExpressionAttributeNames: { '#run': 'run' },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+      },
+      () => limit - runs.length,
+    );
+    for await (const item of items) {
+      runs.push(item.run as AuditRun);
+      if (runs.length >= limit) break;
     }
-    return runs.slice(0, Math.max(0, limit));
+    return runs;
   }
 
   async getHealthVerdict(): Promise<HealthVerdict | null> {
@@ -177,17 +163,15 @@ export class DynamoOpsStore implements OpsStore {
   async acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean> {
     const untilMs = instantOf(until, 'lease until');
     try {
-      await this.call(() =>
-        this.doc.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...leaseKey(name), owner, until, untilMs, expiresAt: epochSeconds(untilMs + LEASE_RETENTION_DAYS * DAY_MS) },
-            // Instants compare as numbers: `until` and `now` may be written with different offsets or precision.
-            ConditionExpression: 'attribute_not_exists(pk) OR #untilMs < :now OR #owner = :owner',
-            ExpressionAttributeNames: { '#untilMs': 'untilMs', '#owner': 'owner' },
-            ExpressionAttributeValues: { ':now': instantOf(now, 'lease now'), ':owner': owner },
-          }),
-        ),
+      await this.table.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...leaseKey(name), owner, until, untilMs, expiresAt: epochSeconds(untilMs + LEASE_RETENTION_DAYS * DAY_MS) },
+          // Instants compare as numbers: `until` and `now` may be written with different offsets or precision.
+          ConditionExpression: 'attribute_not_exists(pk) OR #untilMs < :now OR #owner = :owner',
+          ExpressionAttributeNames: { '#untilMs': 'untilMs', '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': instantOf(now, 'lease now'), ':owner': owner },
+        }),
       );
       return true;
     } catch (err) {
@@ -198,16 +182,14 @@ export class DynamoOpsStore implements OpsStore {
 
   async releaseLease(name: string, owner: string): Promise<void> {
     try {
-      await this.call(() =>
-        this.doc.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: leaseKey(name),
-            ConditionExpression: '#owner = :owner',
-            ExpressionAttributeNames: { '#owner': 'owner' },
-            ExpressionAttributeValues: { ':owner': owner },
-          }),
-        ),
+      await this.table.send(
+        new DeleteCommand({
+          TableName: this.table.name,
+          Key: leaseKey(name),
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
       );
     } catch (err) {
       // Someone else's lease (ours expired and was taken) or none at all: nothing of ours to release.
@@ -216,9 +198,7 @@ export class DynamoOpsStore implements OpsStore {
   }
 
   async ping(): Promise<void> {
-    await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })),
-    );
+    await this.table.send(new GetCommand({ TableName: this.table.name, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' }));
   }
 
   async quotaUsed(name: string): Promise<number> {
@@ -233,21 +213,19 @@ export class DynamoOpsStore implements OpsStore {
       const granted = Math.max(0, Math.min(n, limit - used));
       if (granted === 0) return { granted, used };
       try {
-        await this.call(() =>
-          this.doc.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: quotaKey(name),
-              UpdateExpression: 'SET #used = :next, #expiresAt = :expires',
-              ConditionExpression: used === 0 ? 'attribute_not_exists(#used) OR #used = :zero' : '#used = :used',
-              ExpressionAttributeNames: { '#used': 'used', '#expiresAt': 'expiresAt' },
-              ExpressionAttributeValues: {
-                ':next': used + granted,
-                ':expires': Math.floor(Date.now() / 1000) + QUOTA_TTL_SECONDS,
-                ...(used === 0 ? { ':zero': 0 } : { ':used': used }),
-              },
-            }),
-          ),
+        await this.table.send(
+          new UpdateCommand({
+            TableName: this.table.name,
+            Key: quotaKey(name),
+            UpdateExpression: 'SET #used = :next, #expiresAt = :expires',
+            ConditionExpression: used === 0 ? 'attribute_not_exists(#used) OR #used = :zero' : '#used = :used',
+            ExpressionAttributeNames: { '#used': 'used', '#expiresAt': 'expiresAt' },
+            ExpressionAttributeValues: {
+              ':next': used + granted,
+              ':expires': Math.floor(Date.now() / 1000) + QUOTA_TTL_SECONDS,
+              ...(used === 0 ? { ':zero': 0 } : { ':used': used }),
+            },
+          }),
         );
         return { granted, used: used + granted };
       } catch (err) {
