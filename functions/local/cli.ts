@@ -208,7 +208,7 @@ const localAccounts =
   (dataDir: string): WithAccounts =>
   async (fn) => {
     const running = await findRunningServer(dataDir);
-    const opened = await openAccountStore(dataDir, running?.dynamoEndpoint);
+    const opened = await openAccountStore(dataDir, running?.dynamo);
     try {
       return await fn({ store: opened.store, meters: opened.meters, gateway: null });
     } finally {

@@ -25,11 +25,14 @@ import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { runAudit } from '#ops/audit.ts';
 import { CoverageService } from '#ops/coverage.ts';
 import { PROBE_INTERVAL_SECONDS, probeCorpus } from '#ops/health.ts';
+import type { LeaseRuntime } from '#ops/leases.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { reindex } from '#ops/reindex.ts';
+import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { type EmbeddedStores, openEmbeddedAccountStore, openEmbeddedStores } from './embedded-stores.ts';
+import { LOCAL_PROCESSES } from './processes.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
@@ -40,18 +43,20 @@ const CASELAW_SAMPLE_LOADED = 'caselaw-sample-loaded';
 
 export interface LocalStores extends EmbeddedStores {
   now: () => Date;
+  /** This machine's processes: the ingest lease of one that is gone is taken over at once. */
+  leases: LeaseRuntime;
 }
 
 export async function openLocalStores(opts: { dataDir: string | null; now?: () => Date; cache?: boolean }): Promise<LocalStores> {
   const stores = await openEmbeddedStores(opts.dataDir, { ...(opts.cache !== undefined && { cache: opts.cache }) });
-  return { ...stores, now: opts.now ?? (() => new Date()) };
+  return { ...stores, now: opts.now ?? (() => new Date()), leases: LOCAL_PROCESSES };
 }
 
 export async function openAccountStore(
   dataDir: string,
-  runningEndpoint?: string,
+  running?: LocalDynamoAccess,
 ): Promise<{ store: AccountStore; meters: MeterStore; close(): Promise<void> }> {
-  return openEmbeddedAccountStore(dataDir, runningEndpoint);
+  return openEmbeddedAccountStore(dataDir, running);
 }
 
 export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check';
@@ -293,7 +298,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     await writeRuntimeInfo(opts.dataDir, {
       pid: process.pid,
       apiUrl: services.site.baseUrl,
-      dynamoEndpoint: stores.dynamoEndpoint,
+      dynamo: stores.dynamo,
       adminSocket: socket,
       startedAt: new Date().toISOString(),
     });

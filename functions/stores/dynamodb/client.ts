@@ -11,16 +11,25 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#shared/errors.ts';
+import type { LocalCredentials } from './signature-check.ts';
 
 export type DynamoStoreName = 'versions' | 'ops' | 'accounts';
 
-export interface DynamoClientOptions {
-  /** A local endpoint (dynalite, DynamoDB Local); omitted = AWS, with the default region and credential chain. */
-  endpoint?: string;
+/** An embedded DynamoDB: where it listens and the only credentials it accepts (it checks every request's signature). */
+export interface LocalDynamoAccess {
+  endpoint: string;
+  credentials: LocalCredentials;
+}
+
+export type DynamoClientOptions = {
   region?: string;
   /** Overrides the whole-request timeout (ms). */
   requestTimeoutMs?: number;
-}
+} & (
+  | LocalDynamoAccess
+  /** AWS, with the default region and credential chain. */
+  | { endpoint?: undefined; credentials?: undefined }
+);
 
 /*
  * Locally a stopped store refuses connections and surfaces at once (2 attempts); a hung one within 2 × requestTimeout.
@@ -42,8 +51,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
     ? {
         endpoint: options.endpoint,
         region: options.region ?? 'us-east-1',
-        // Local stores accept any signature; fixed credentials keep the developer's AWS profile out of it.
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        credentials: options.credentials,
         maxAttempts: 2,
         requestHandler,
       }

@@ -1,10 +1,18 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { AuditRun, CoverageCache, HealthVerdict, LeaseRecord, OpsStore, StoredAuditRun } from '#ops/ports.ts';
 import { assertItemFits, DynamoTable, isConditionFailure } from './client.ts';
 
 /*
  * Items of the ops table:
- *   coverage   pk 'coverage'               sk 'current'   the CoverageCache's fields
+ *   coverage   pk 'coverage'               sk 'current'   the CoverageCache's fields (only the ingest marks before any numbers)
  *   health     pk 'health'                 sk 'current'   the HealthVerdict's fields
  *   audit run  pk `audit#${jurisdiction}`  sk ranAt as a UTC instant (sorts by time)   { run, findings }
  *   lease      pk 'lease'                  sk name        { owner, until, untilMs }
@@ -12,6 +20,7 @@ import { assertItemFits, DynamoTable, isConditionFailure } from './client.ts';
  * `expiresAt` (epoch seconds) lets DynamoDB drop old audit runs and long-dead leases; nothing depends on it.
  */
 type Item = Record<string, unknown>;
+type PutCondition = Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 
 const COVERAGE = { pk: 'coverage', sk: 'current' };
 const HEALTH = { pk: 'health', sk: 'current' };
@@ -34,6 +43,11 @@ function instantOf(iso: string, what: string): number {
 
 const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 const DAY_MS = 86_400_000;
+
+function leaseItem(name: string, owner: string, until: string): Item {
+  const untilMs = instantOf(until, 'lease until');
+  return { ...leaseKey(name), owner, until, untilMs, expiresAt: epochSeconds(untilMs + LEASE_RETENTION_DAYS * DAY_MS) };
+}
 
 function fieldsOf<T>(item: Item): T {
   const { pk: _pk, sk: _sk, expiresAt: _expiresAt, ...rest } = item;
@@ -58,47 +72,92 @@ export class DynamoOpsStore implements OpsStore {
 
   async getCoverage(): Promise<CoverageCache | null> {
     const item = await this.get(COVERAGE);
-    return item ? fieldsOf<CoverageCache>(item) : null;
+    // An ingest may have marked the item before any numbers were computed: no cache yet.
+    return item?.records ? fieldsOf<CoverageCache>(item) : null;
   }
 
-  async putCoverage(cache: CoverageCache, computeStartedAt?: string): Promise<void> {
-    const item = { ...COVERAGE, ...cache };
-    assertItemFits(item, 'the coverage cache');
-    if (computeStartedAt === undefined) return this.put(item);
+  /**
+   * One update of the coverage item (`#d` is dirtySince, `#i` ingestingSince, `#fN` the fields named in `fields`),
+   * SETting each of `fields` besides `expression`; returns the item as updated, or null when `condition` fails.
+   */
+  private async updateCoverage(fields: Item, more: { expression?: string; condition?: string; values?: Item } = {}): Promise<Item | null> {
+    const names: Record<string, string> = {};
+    const values: Item = { ...more.values };
+    const sets = Object.entries(fields).map(([name, value], n) => {
+      names[`#f${n}`] = name;
+      values[`:f${n}`] = value;
+      return `#f${n} = :f${n}`;
+    });
+    const expression = [sets.length ? `SET ${sets.join(', ')}` : '', more.expression ?? ''].join(' ').trim();
+    const used = `${expression} ${more.condition ?? ''}`;
+    if (/#d\b/.test(used)) names['#d'] = 'dirtySince';
+    if (/#i\b/.test(used)) names['#i'] = 'ingestingSince';
     try {
-      // Overwrite unless an ingest dirtied the cache after these numbers started being computed.
-      await this.table.send(
-        new PutCommand({
+      const out = await this.table.send(
+        new UpdateCommand({
           TableName: this.table.name,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#d) OR attribute_type(#d, :null) OR #d < :started',
-          ExpressionAttributeNames: { '#d': 'dirtySince' },
-          ExpressionAttributeValues: { ':null': 'NULL', ':started': computeStartedAt },
+          Key: COVERAGE,
+          UpdateExpression: expression,
+          ...(more.condition && { ConditionExpression: more.condition }),
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
+          ReturnValues: 'ALL_NEW',
         }),
       );
+      return out.Attributes ?? null;
     } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-      const stored = await this.getCoverage();
-      await this.put({ ...item, dirtySince: stored?.dirtySince ?? computeStartedAt });
+      if (isConditionFailure(err)) return null;
+      throw err;
     }
+  }
+
+  async putCoverage(cache: CoverageCache, computeStartedAt?: string): Promise<CoverageCache> {
+    // Updates rather than puts: the ingest mark on the item is left as it is.
+    const { ingestingSince: _mark, ...fields } = cache;
+    assertItemFits({ ...COVERAGE, ...fields }, 'the coverage cache');
+    const stored = (item: Item | null): CoverageCache => fieldsOf<CoverageCache>(item!);
+    if (computeStartedAt === undefined) return stored(await this.updateCoverage(fields));
+    // Numbers and mark as given, unless an ingest is under way (or died), or dirtied the cache after these numbers
+    // started being computed...
+    const clean = await this.updateCoverage(fields, {
+      condition: 'attribute_not_exists(#i) AND (attribute_not_exists(#d) OR attribute_type(#d, :null) OR #d < :started)',
+      values: { ':null': 'NULL', ':started': computeStartedAt },
+    });
+    if (clean) return stored(clean);
+    // ...else the numbers alone, the stored mark kept; and should a concurrent refresh have cleared it in between,
+    // dirty from when these numbers started, as they may predate the change it had seen.
+    const { dirtySince: _dirty, ...numbers } = fields;
+    const kept = await this.updateCoverage(numbers, {
+      condition: 'attribute_exists(#d) AND NOT attribute_type(#d, :null)',
+      values: { ':null': 'NULL' },
+    });
+    return stored(kept ?? (await this.updateCoverage({ ...numbers, dirtySince: computeStartedAt })));
   }
 
   async markCoverageDirty(at: string): Promise<void> {
     // Only a cache that exists and is not dirty yet: the earliest change since the numbers were computed is the one that counts.
-    try {
-      await this.table.send(
-        new UpdateCommand({
-          TableName: this.table.name,
-          Key: COVERAGE,
-          UpdateExpression: 'SET #dirtySince = :at',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#dirtySince) OR attribute_type(#dirtySince, :null))',
-          ExpressionAttributeNames: { '#dirtySince': 'dirtySince' },
-          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    await this.updateCoverage(
+      { dirtySince: at },
+      { condition: 'attribute_exists(pk) AND (attribute_not_exists(#d) OR attribute_type(#d, :null))', values: { ':null': 'NULL' } },
+    );
+  }
+
+  async markIngestStarted(at: string): Promise<void> {
+    // The ingest mark and the dirty mark in one write (a refresh never sees one without the other); the earliest
+    // ingest and the earliest change count, as an earlier ingest may have died.
+    const marked = await this.updateCoverage(
+      {},
+      {
+        expression: 'SET #i = if_not_exists(#i, :at), #d = :at',
+        condition: 'attribute_not_exists(#d) OR attribute_type(#d, :null)',
+        values: { ':at': at, ':null': 'NULL' },
+      },
+    );
+    if (!marked) await this.updateCoverage({}, { expression: 'SET #i = if_not_exists(#i, :at)', values: { ':at': at } });
+  }
+
+  async markIngestCompleted(at: string): Promise<void> {
+    await this.updateCoverage({ dirtySince: at }, { expression: 'REMOVE #i', condition: 'attribute_exists(pk)' });
   }
 
   async putAuditRun(stored: StoredAuditRun): Promise<void> {
@@ -160,24 +219,24 @@ export class DynamoOpsStore implements OpsStore {
     await this.put({ ...HEALTH, ...verdict });
   }
 
-  async acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean> {
-    const untilMs = instantOf(until, 'lease until');
+  /** Writes the lease item on `condition`; false when it fails. */
+  private async putLease(name: string, owner: string, until: string, condition: PutCondition): Promise<boolean> {
     try {
-      await this.table.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: { ...leaseKey(name), owner, until, untilMs, expiresAt: epochSeconds(untilMs + LEASE_RETENTION_DAYS * DAY_MS) },
-          // Instants compare as numbers: `until` and `now` may be written with different offsets or precision.
-          ConditionExpression: 'attribute_not_exists(pk) OR #untilMs < :now OR #owner = :owner',
-          ExpressionAttributeNames: { '#untilMs': 'untilMs', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':now': instantOf(now, 'lease now'), ':owner': owner },
-        }),
-      );
+      await this.table.send(new PutCommand({ TableName: this.table.name, Item: leaseItem(name, owner, until), ...condition }));
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean> {
+    return this.putLease(name, owner, until, {
+      // Instants compare as numbers: `until` and `now` may be written with different offsets or precision.
+      ConditionExpression: 'attribute_not_exists(pk) OR #untilMs < :now OR #owner = :owner',
+      ExpressionAttributeNames: { '#untilMs': 'untilMs', '#owner': 'owner' },
+      ExpressionAttributeValues: { ':now': instantOf(now, 'lease now'), ':owner': owner },
+    });
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
@@ -195,6 +254,19 @@ export class DynamoOpsStore implements OpsStore {
       // Someone else's lease (ours expired and was taken) or none at all: nothing of ours to release.
       if (!isConditionFailure(err)) throw err;
     }
+  }
+
+  async getLease(name: string): Promise<LeaseRecord | null> {
+    const item = await this.get(leaseKey(name));
+    return item ? { owner: item.owner as string, until: item.until as string } : null;
+  }
+
+  takeOverLease(name: string, from: string, owner: string, until: string): Promise<boolean> {
+    return this.putLease(name, owner, until, {
+      ConditionExpression: '#owner = :from',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':from': from },
+    });
   }
 
   async ping(): Promise<void> {
