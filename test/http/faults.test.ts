@@ -147,16 +147,18 @@ describe('the running server’s embedded DynamoDB', () => {
 });
 
 describe('a data dir, and a server killed with kill -9 in the middle of an ingest', () => {
+  let parent: string;
   let dir: string;
   let first: { child: ChildProcess; url: string };
   let second: { child: ChildProcess; url: string };
   afterAll(async () => {
     for (const server of [first, second]) if (server) await killed(server.child, 'SIGTERM');
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (parent) await rm(parent, { recursive: true, force: true });
   });
 
   it('a data dir made by a command without a server is its owner’s alone', { timeout: SCENARIO_MS }, async () => {
-    dir = join(await mkdtemp(join(tmpdir(), 'asof-faults-')), 'data');
+    parent = await mkdtemp(join(tmpdir(), 'asof-faults-'));
+    dir = join(parent, 'data'); // not there yet: the command makes it
     const seeded = await asof(['ingest', 'uslm', USLM_2013, '--data-dir', dir]);
     expect(seeded.code, seeded.stderr).toBe(0);
 
