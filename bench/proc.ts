@@ -167,7 +167,7 @@ export function runNode(
 export async function createKeys(dataDir: string, count: number): Promise<string[]> {
   const running = await findRunningServer(dataDir);
   if (!running) throw new Error(`no server is running on ${dataDir}`);
-  const opened = await openEmbeddedAccountStore(dataDir, running.dynamoEndpoint);
+  const opened = await openEmbeddedAccountStore(dataDir, running.dynamo);
   const keys: string[] = [];
   try {
     for (let i = 0; i < count; i += 32) {

@@ -15,6 +15,7 @@ import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { runAudit } from '#ops/audit.ts';
 import { CoverageService } from '#ops/coverage.ts';
 import { probeCorpus } from '#ops/health.ts';
+import type { LeaseRuntime } from '#ops/leases.ts';
 import type { AuditRun, CoverageCache, HealthVerdict, OpsStore, StoredAuditRun } from '#ops/ports.ts';
 import { reindex } from '#ops/reindex.ts';
 
@@ -37,6 +38,11 @@ export type AfterIngestStep = (typeof AFTER_INGEST)[number];
 export interface JobOptions {
   /** Default: every step of AFTER_INGEST. */
   afterIngest?: readonly AfterIngestStep[];
+  /**
+   * What can be known of an ingest lease's owner: locally, whether its process on this machine is gone (its lease is
+   * then taken over at once); by default only expiry (a Lambda knows nothing of another sandbox).
+   */
+  leases?: LeaseRuntime;
 }
 
 /** What the steps after an ingest found (null for a step not run). */
@@ -54,8 +60,8 @@ export interface IngestOutcome extends AfterIngest {
 }
 
 export interface Jobs {
-  /** An ingest of law under the store-wide lease, then the steps after it. */
-  ingest(request: IngestRequest, log?: Log): Promise<IngestOutcome>;
+  /** An ingest of law under the store-wide lease, then the steps after it (`afterwards: false`: not yet, see afterIngest). */
+  ingest(request: IngestRequest, log?: Log, options?: { afterwards?: boolean }): Promise<IngestOutcome>;
   /** The steps after an ingest, on their own (after several ingests in a row, run once). */
   afterIngest(log?: Log): Promise<AfterIngest>;
   /** CourtListener records into the case-law replica (`asof ingest courtlistener`, the ingest job's courtlistener events). */
@@ -102,9 +108,9 @@ export function assembleJobs(stores: JobStores, options: JobOptions = {}): Jobs 
   };
 
   return {
-    async ingest(request, log = quiet) {
-      const reports = await runIngest(stores, request, log);
-      return { reports, ...(await afterIngest(log)) };
+    async ingest(request, log = quiet, { afterwards = true } = {}) {
+      const reports = await runIngest({ ...stores, ...(options.leases && { leases: options.leases }) }, request, log);
+      return afterwards ? { reports, ...(await afterIngest(log)) } : { reports, formats: null, coverage: null, audit: null };
     },
     afterIngest,
     async ingestCaseLaw(paths, log = quiet) {

@@ -1,6 +1,7 @@
 import type { TemporalBasis } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
-import type { OpsStore } from '#ops/ports.ts';
+import { decodeOwner, EXPIRY_ONLY, type LeaseOwner, type LeaseRuntime, takeLease } from '#ops/leases.ts';
+import type { LeaseRecord, OpsStore } from '#ops/ports.ts';
 import { readDcManifest } from './dc-code.ts';
 import { type IngestReport, ingestEdition } from './engine.ts';
 import { RULE_SETS, type RuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
@@ -18,6 +19,8 @@ export interface IngestJobDeps {
   search: SearchIndex;
   ops: OpsStore;
   now: () => Date;
+  /** How to tell that the holder of the ingest lease is gone (default: nothing is known; the lease runs out in its time). */
+  leases?: LeaseRuntime;
 }
 
 const LEASE = 'ingest';
@@ -47,25 +50,38 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
   }
 }
 
+const processOf = (owner: LeaseOwner): string => `process ${owner.pid}${owner.host ? ` on ${owner.host}` : ''}`;
+
+function describeHolder(holder: LeaseRecord | null): string {
+  if (!holder) return '';
+  const owner = decodeOwner(holder.owner);
+  return ` (held${owner ? ` by ${processOf(owner)}` : ''} until ${holder.until})`;
+}
+
 /**
- * Run an ingest under the store-wide ingest lease (one at a time, whoever starts it), edition by edition in date
- * order, then mark coverage for refresh. An edition that fails stops the run; re-running completes it.
+ * Run an ingest under the store-wide ingest lease (one at a time, whoever starts it; the lease of a process the runtime
+ * knows to be gone is taken over at once), edition by edition in date order. Coverage is marked stale before the first
+ * write and stays so until an ingest completes, so an ingest that dies midway never leaves coverage claiming a state
+ * it did not reach. An edition that fails stops the run; re-running completes it.
  */
 export async function runIngest(
   deps: IngestJobDeps,
   req: IngestRequest,
   log: (line: string) => void = () => undefined,
 ): Promise<IngestReport[]> {
-  const owner = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-  const until = () => new Date(deps.now().getTime() + LEASE_SECONDS * 1000).toISOString();
-  if (!(await deps.ops.acquireLease(LEASE, owner, until(), deps.now().toISOString()))) {
-    throw new Error('another ingest is running against this store; try again when it has finished');
+  const lease = await takeLease(deps.ops, LEASE, { runtime: deps.leases ?? EXPIRY_ONLY, seconds: LEASE_SECONDS, now: deps.now });
+  if (!lease.held) {
+    throw new Error(`another ingest is running against this store; try again when it has finished${describeHolder(lease.holder)}`);
   }
+  if (lease.tookOverFrom) log(`took over the ingest lease of ${processOf(lease.tookOverFrom)}, which is gone`);
   try {
     const editions = (await editionsOf(req, deps.now())).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    if (editions.length) await deps.ops.markIngestStarted(deps.now().toISOString());
     const reports: IngestReport[] = [];
     for (const edition of editions) {
-      await deps.ops.acquireLease(LEASE, owner, until(), deps.now().toISOString());
+      if (!(await lease.renew())) {
+        throw new Error('the ingest lease ran out and another ingest took it: stopping here (running this ingest again completes it)');
+      }
       const report = await ingestEdition(deps, edition);
       reports.push(report);
       log(
@@ -74,9 +90,9 @@ export async function runIngest(
       );
     }
     if (reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();
-    await deps.ops.markCoverageDirty(deps.now().toISOString());
+    if (editions.length) await deps.ops.markIngestCompleted(deps.now().toISOString());
     return reports;
   } finally {
-    await deps.ops.releaseLease(LEASE, owner).catch(() => undefined);
+    await lease.release().catch(() => undefined);
   }
 }

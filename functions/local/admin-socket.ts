@@ -70,7 +70,14 @@ export function callAdminJob(path: string, job: string, body: unknown, onLog: (l
           }
         }
       });
-      res.on('end', () => settled || reject(new Error('the server closed the admin connection before answering')));
+      // A server that dies mid-job (kill -9) resets the connection: 'error' then 'close', and no 'end'.
+      const cut = () => {
+        if (settled) return;
+        settled = true;
+        reject(new Error('the server closed the admin connection before answering'));
+      };
+      res.on('error', cut);
+      res.on('close', cut);
     });
     req.on('error', reject);
     req.end(JSON.stringify(body));

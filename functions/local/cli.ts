@@ -259,7 +259,7 @@ const localAccounts =
   (dataDir: string): WithAccounts =>
   async (fn) => {
     const running = await findRunningServer(dataDir);
-    const opened = await openEmbeddedAccountStore(dataDir, running?.dynamoEndpoint);
+    const opened = await openEmbeddedAccountStore(dataDir, running?.dynamo);
     try {
       return await fn({ store: opened.store, meters: opened.meters, gateway: null });
     } finally {

@@ -11,7 +11,7 @@ import { CachingFormatStore } from '#stores/cache/format-store.ts';
 import { CachingSearchIndex } from '#stores/cache/search-index.ts';
 import { CachingVersionStore } from '#stores/cache/version-store.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
-import { createDocumentClient } from '#stores/dynamodb/client.ts';
+import { createDocumentClient, type LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
 import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
@@ -23,6 +23,7 @@ import { migrate } from '#stores/postgres/migrations.ts';
 import { closePglite, openPgliteThread } from '#stores/postgres/pglite.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
+import { makeDataDirPrivate } from './data-dir.ts';
 
 /** Local table names: the same tables the AWS stack creates, with a local prefix. */
 export const LOCAL_TABLES = tableNames('asof');
@@ -50,7 +51,8 @@ export interface EmbeddedStores {
   accounts: AccountStore;
   /** Per-key counters and usage records (never cached: every charge is a conditional write). */
   meters: MeterStore;
-  dynamoEndpoint: string;
+  /** The embedded DynamoDB's address and the credentials it accepts (it refuses requests signed otherwise). */
+  dynamo: LocalDynamoAccess;
   /** The embedded PostgreSQL itself (jobs and tests that work below the ports). */
   sql: SqlClient;
   /** Stop the embedded DynamoDB while everything else runs (to test an outage under a live server). */
@@ -62,6 +64,7 @@ export interface EmbeddedStores {
 
 async function openDynamo(dataDir: string | null, tracker?: WriteTracker): Promise<RunningDynalite> {
   if (dataDir === null) return startDynalite({ ...(tracker && { tracker }) });
+  await makeDataDirPrivate(dataDir);
   const path = join(dataDir, 'dynamodb');
   await mkdir(path, { recursive: true });
   try {
@@ -75,7 +78,7 @@ async function openDynamo(dataDir: string | null, tracker?: WriteTracker): Promi
 export async function openEmbeddedStores(dataDir: string | null, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const tracker = new WriteTracker();
   const dynalite = await openDynamo(dataDir, tracker);
-  const doc = createDocumentClient({ endpoint: dynalite.endpoint });
+  const doc = createDocumentClient(dynalite.access);
   await ensureTables(doc, LOCAL_TABLES);
   const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'));
   const sql = pgliteClient(pglite);
@@ -83,6 +86,9 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   // The replica's own client on the same instance, so that its failures are reported as caselaw_unavailable.
   const caselawSql = pgliteClient(pglite, { store: 'caselaw' });
   await migrateCaseLaw(caselawSql);
+  // PGlite sets modes of its own (0666 on the files of a new cluster): make them private again now, and at close.
+  const privateAgain = () => (dataDir === null ? Promise.resolve() : makeDataDirPrivate(dataDir));
+  await privateAgain();
   const versions = new DynamoVersionStore(doc, LOCAL_TABLES.versions);
   const search = new PostgresSearchIndex(sql);
   const accounts = new DynamoAccountStore(doc, LOCAL_TABLES.accounts);
@@ -96,7 +102,7 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     formats: cache ? new CachingFormatStore(formats, { stamps: tracker, table: LOCAL_TABLES.ops }) : formats,
     accounts: cache ? new CachingAccountStore(accounts, { stamps: tracker, table: LOCAL_TABLES.accounts }) : accounts,
     meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),
-    dynamoEndpoint: dynalite.endpoint,
+    dynamo: dynalite.access,
     sql,
     stopDynamo: () => dynalite.close(),
     stopSearch: () => {
@@ -106,20 +112,21 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     async close() {
       doc.destroy();
       await Promise.all([dynalite.close(), closePglite(pglite)]);
+      await privateAgain();
     },
   };
 }
 
 /**
- * Just the key store and the meters: through a running server's DynamoDB endpoint (so a key is usable at once), or on the data
+ * Just the key store and the meters: through a running server's DynamoDB (so a key is usable at once), or on the data
  * dir directly when no server runs.
  */
 export async function openEmbeddedAccountStore(
   dataDir: string,
-  runningEndpoint?: string,
+  running?: LocalDynamoAccess,
 ): Promise<{ store: AccountStore; meters: MeterStore; close(): Promise<void> }> {
-  const dynalite = runningEndpoint ? null : await openDynamo(dataDir);
-  const doc = createDocumentClient({ endpoint: runningEndpoint ?? dynalite!.endpoint });
+  const dynalite = running ? null : await openDynamo(dataDir);
+  const doc = createDocumentClient(running ?? dynalite!.access);
   await ensureTables(doc, LOCAL_TABLES);
   return {
     store: new DynamoAccountStore(doc, LOCAL_TABLES.accounts),

@@ -13,13 +13,14 @@ import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
+import type { IngestRequest } from '#ingest/jobs.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
+import { LOCAL_PROCESSES } from './processes.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
@@ -71,7 +72,9 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs) => AdminJob> = {
 };
 
 /** The jobs on the local stores (the same as every deployment's: functions/app/jobs.ts). */
-export const localJobs = (stores: LocalStores): Jobs => assembleJobs({ ...stores, caselaw: () => stores.caselaw });
+export const localJobs = (stores: LocalStores): Jobs =>
+  // This machine's processes are known: the ingest lease of one that is gone is taken over at once.
+  assembleJobs({ ...stores, caselaw: () => stores.caselaw }, { leases: LOCAL_PROCESSES });
 
 function describeCheck(c: RecordCheck): string {
   if (!c.valid) return `${c.file}: REFUSED\n${c.problems.map((p) => `  ${p.field || '(file)'}: ${p.message}`).join('\n')}`;
@@ -104,7 +107,7 @@ async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: s
           ? { ...req, manifest: at(req.manifest) }
           : { ...req, paths: req.paths.map(at) };
     const began = Date.now();
-    const reports = await runIngest(stores, { ...absolute, retrievedAt: manifest.retrievedAt });
+    const { reports } = await jobs.ingest({ ...absolute, retrievedAt: manifest.retrievedAt }, undefined, { afterwards: false });
     const versions = reports.reduce((n, r) => n + r.writes.put, 0);
     log(
       `  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`,
@@ -235,7 +238,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     await writeRuntimeInfo(opts.dataDir, {
       pid: process.pid,
       apiUrl: services.site.baseUrl,
-      dynamoEndpoint: stores.dynamoEndpoint,
+      dynamo: stores.dynamo,
       adminSocket: socket,
       startedAt: new Date().toISOString(),
     });

@@ -95,9 +95,10 @@ export class CoverageService {
         lastAttemptAt: attemptAt,
         dirtySince: null,
       };
-      await this.deps.ops.putCoverage(cache, attemptAt);
-      this.lastKnown = cache;
-      return cache;
+      // As stored: an ingest's marks made while computing (or one under way, or dead) stay on it.
+      const stored = await this.deps.ops.putCoverage(cache, attemptAt);
+      this.lastKnown = stored;
+      return stored;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (this.lastKnown) {
@@ -153,9 +154,15 @@ export class CoverageService {
     }
 
     const ageSeconds = Math.max(0, Math.floor((now.getTime() - Date.parse(cache.generatedAt)) / 1000));
-    if (ageSeconds > COVERAGE_REFRESH_AFTER_SECONDS || cache.dirtySince || unreachable) this.scheduleRefresh(now);
+    // While an ingest is under way (or died), no refresh can clear the mark: refresh by age only, not on every read.
+    const ingesting = cache.ingestingSince ?? null;
+    if (ageSeconds > COVERAGE_REFRESH_AFTER_SECONDS || (cache.dirtySince && !ingesting) || unreachable) this.scheduleRefresh(now);
     const isStale =
-      ageSeconds > COVERAGE_STALE_AFTER_SECONDS || cache.refreshFailures > 0 || cache.dirtySince !== null || unreachable !== null;
+      ageSeconds > COVERAGE_STALE_AFTER_SECONDS ||
+      cache.refreshFailures > 0 ||
+      cache.dirtySince !== null ||
+      ingesting !== null ||
+      unreachable !== null;
     const coverage = cache.records.filter(
       (r) => (!filter.jurisdiction || r.jurisdiction === filter.jurisdiction) && (!filter.corpus || r.corpus === filter.corpus),
     );
@@ -170,6 +177,7 @@ export class CoverageService {
           lastError:
             unreachable ??
             cache.lastError ??
+            (ingesting ? `an ingest started at ${ingesting} has not completed; the counts may include part of it` : null) ??
             (cache.dirtySince ? `the store changed at ${cache.dirtySince} (ingest); refresh pending` : null),
         },
       }),

@@ -24,6 +24,18 @@ export interface CoverageCache {
   lastAttemptAt: string;
   /** Set by an ingest: the numbers no longer describe the store. */
   dirtySince: string | null;
+  /**
+   * Set when an ingest starts writing, until an ingest completes (absent otherwise): the store may hold part of an
+   * ingest (one that is running, or one that died), so no refresh can make the numbers current meanwhile. Only
+   * markIngestStarted and markIngestCompleted write it.
+   */
+  ingestingSince?: string;
+}
+
+/** A named lease as stored: its owner (opaque to the store) and until when it holds. */
+export interface LeaseRecord {
+  owner: string;
+  until: string;
 }
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
@@ -67,12 +79,18 @@ export interface HealthVerdict {
 export interface OpsStore {
   getCoverage(): Promise<CoverageCache | null>;
   /**
-   * Store freshly computed numbers. When `computeStartedAt` is given and the stored cache was marked dirty after
-   * it (an ingest finished while the numbers were being computed), the stored dirtySince is kept.
+   * Store freshly computed numbers, and return the cache as stored. When `computeStartedAt` is given and the stored
+   * cache was marked dirty after it (an ingest finished while the numbers were being computed), or an ingest is under
+   * way or died (`ingestingSince`), the stored dirtySince is kept. The ingest marks themselves are never written here.
    */
-  putCoverage(cache: CoverageCache, computeStartedAt?: string): Promise<void>;
-  /** Marks the cached coverage untrustworthy (an ingest changed the store); keeps the numbers. */
-  markCoverageDirty(at: string): Promise<void>;
+  putCoverage(cache: CoverageCache, computeStartedAt?: string): Promise<CoverageCache>;
+  /**
+   * An ingest is about to write: coverage is dirty from `at` (unless already dirty) and stays so, whatever refreshes
+   * run, until an ingest completes. Marked even before any coverage was computed (getCoverage stays null).
+   */
+  markIngestStarted(at: string): Promise<void>;
+  /** An ingest completed at `at`: the ingest mark goes; the cache is dirty from `at`, until a refresh started after it. */
+  markIngestCompleted(at: string): Promise<void>;
 
   putAuditRun(stored: StoredAuditRun): Promise<void>;
   latestAuditRun(jurisdiction: string): Promise<StoredAuditRun | null>;
@@ -85,6 +103,13 @@ export interface OpsStore {
   /** Take (or extend, for the same owner) the named lease until `until`; false when someone else holds it unexpired at `now`. */
   acquireLease(name: string, owner: string, until: string, now: string): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
+  /** The named lease as stored, held or run out; null when there is none. */
+  getLease(name: string): Promise<LeaseRecord | null>;
+  /**
+   * Take the named lease from `from` (its owner as read, known to be gone), whatever its time, until `until`; false
+   * when `from` no longer holds it (released, or taken by another claimant first). Exact under concurrency.
+   */
+  takeOverLease(name: string, from: string, owner: string, until: string): Promise<boolean>;
 
   /**
    * Takes up to `n` of a named budget of `limit` (e.g. the case-law provider's requests of one UTC day): exact under

@@ -38,8 +38,8 @@ let tableCount = 0;
 beforeAll(async () => {
   tracker = new WriteTracker();
   dynalite = await startDynalite({ tracker });
-  doc = createDocumentClient({ endpoint: dynalite.endpoint });
-  other = createDocumentClient({ endpoint: dynalite.endpoint });
+  doc = createDocumentClient(dynalite.access);
+  other = createDocumentClient(dynalite.access);
 });
 
 afterAll(async () => {
@@ -134,7 +134,7 @@ describe('the caching version store answers as the store does', () => {
 
   it('costs no store call for a warm key (one listing and one point read when cold)', async () => {
     const { table } = await versionStores();
-    const recording = createDocumentClient({ endpoint: dynalite.endpoint });
+    const recording = createDocumentClient(dynalite.access);
     const sent: string[] = [];
     recording.middlewareStack.add(
       (next, context) => async (args) => {
@@ -237,7 +237,7 @@ describe('once the embedded DynamoDB is stopped', () => {
   it('no cached answer survives: reads fail as the store does', async () => {
     const ownTracker = new WriteTracker();
     const own = await startDynalite({ tracker: ownTracker });
-    const client = createDocumentClient({ endpoint: own.endpoint });
+    const client = createDocumentClient(own.access);
     const names = tableNames('stopped');
     await ensureTables(client, names);
     const cached = new CachingVersionStore(new DynamoVersionStore(client, names.versions), { stamps: ownTracker, table: names.versions });

@@ -1,14 +1,15 @@
 /** One dynalite per test file, and fresh tables for every store a test builds: tests never see each other's items. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
-import { createDocumentClient } from '#stores/dynamodb/client.ts';
+import { createDocumentClient, type LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { ensureTables, type TableNames, tableNames } from '#stores/dynamodb/tables.ts';
 
 export interface DynaliteTables {
   /** The document client on this file's dynalite (set once `beforeAll` has run). */
   readonly doc: DynamoDBDocumentClient;
-  readonly endpoint: string;
+  /** Its address and credentials. */
+  readonly access: LocalDynamoAccess;
   fresh(): Promise<TableNames>;
 }
 
@@ -18,7 +19,7 @@ export function useDynaliteTables(prefix: string): DynaliteTables {
   let count = 0;
   beforeAll(async () => {
     dynalite = await startDynalite();
-    client = createDocumentClient({ endpoint: dynalite.endpoint });
+    client = createDocumentClient(dynalite.access);
   });
   afterAll(async () => {
     client?.destroy();
@@ -29,9 +30,9 @@ export function useDynaliteTables(prefix: string): DynaliteTables {
       if (!client) throw new Error('useDynaliteTables: the client exists once beforeAll has run');
       return client;
     },
-    get endpoint() {
+    get access() {
       if (!dynalite) throw new Error('useDynaliteTables: dynalite runs once beforeAll has run');
-      return dynalite.endpoint;
+      return dynalite.access;
     },
     async fresh() {
       const names = tableNames(`${prefix}-${++count}`);

@@ -71,7 +71,7 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
 describe('DynamoDB adapters: what only this adapter promises', () => {
   it('findInForce is one Query of at most one item, and listVersions never reads texts', async () => {
     // Prepare: a client that records what it sends
-    const recording = createDocumentClient({ endpoint: dynamo.endpoint });
+    const recording = createDocumentClient(dynamo.access);
     const sent: Array<{ command: string; input: Record<string, unknown> }> = [];
     recording.middlewareStack.add(
       (next, context) => async (args) => {
@@ -233,7 +233,7 @@ describe('dynalite lifecycle', () => {
   it('a stopped store surfaces as StoreUnavailableError within a few seconds, on every adapter', async () => {
     // Prepare: live adapters on their own dynalite
     const own = await startDynalite();
-    const client = createDocumentClient({ endpoint: own.endpoint });
+    const client = createDocumentClient(own.access);
     const names = tableNames('stopped');
     await ensureTables(client, names);
     const versions = new DynamoVersionStore(client, names.versions);
@@ -268,7 +268,11 @@ describe('dynalite lifecycle', () => {
     const frozen = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => frozen.listen(0, '127.0.0.1', resolve));
     const { port } = frozen.address() as { port: number };
-    const client = createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, requestTimeoutMs: 300 });
+    const client = createDocumentClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestTimeoutMs: 300,
+    });
     const store = new DynamoOpsStore(client, 'frozen-ops');
 
     // Act
@@ -289,7 +293,7 @@ describe('dynalite lifecycle', () => {
     try {
       // Prepare: write through one instance, then close it
       const first = await startDynalite({ path: dir });
-      let client = createDocumentClient({ endpoint: first.endpoint });
+      let client = createDocumentClient(first.access);
       const names = tableNames('persisted');
       await ensureTables(client, names);
       const v = versionOf(refOf('1-1'), '2020-01-01T00:00:00-05:00', OPEN_END, bodyOf(50_000));
@@ -301,7 +305,7 @@ describe('dynalite lifecycle', () => {
 
       // Act: reopen the same path in the same process
       const second = await startDynalite({ path: dir });
-      client = createDocumentClient({ endpoint: second.endpoint });
+      client = createDocumentClient(second.access);
       try {
         await ensureTables(client, names);
         const versions = new DynamoVersionStore(client, names.versions);

@@ -52,10 +52,7 @@ afterAll(async () => {
 });
 
 const adapters: [string, () => FormatStore][] = [
-  [
-    'the DynamoDB adapter on dynalite',
-    () => new DynamoFormatStore(createDocumentClient({ endpoint: stores.dynamoEndpoint }), LOCAL_TABLES.ops),
-  ],
+  ['the DynamoDB adapter on dynalite', () => new DynamoFormatStore(createDocumentClient(stores.dynamo), LOCAL_TABLES.ops)],
   ['the caching adapter over it', () => stores.formats],
 ];
 

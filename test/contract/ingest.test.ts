@@ -6,6 +6,8 @@
  * One embedded store set per file. Each test works in sandboxes of its own: fresh tables on the same dynalite and a
  * fresh schema on the same PGlite, built by the production adapters (or cloned item by item from another sandbox).
  */
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -20,7 +22,9 @@ import { COLLECTIONS } from '#law/collections.ts';
 import { refId, type SectionRef, type SectionVersion } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, SearchDocument, SearchIndex, SearchQuery, StoreWrite, VersionStore } from '#law/ports.ts';
 import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
+import { LOCAL_PROCESSES } from '#local/processes.ts';
 import { runAudit } from '#ops/audit.ts';
+import { encodeOwner, type LeaseOwner } from '#ops/leases.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
@@ -54,7 +58,7 @@ let sql: SqlClient;
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null);
-  doc = createDocumentClient({ endpoint: stores.dynamoEndpoint });
+  doc = createDocumentClient(stores.dynamo);
   sql = stores.sql;
 });
 
@@ -768,6 +772,135 @@ describe('two ingest jobs at once on one store', () => {
       [0, { put: 0, setValidTo: 0, delete: 0 }],
     ]);
     expect(await stateOf({ versions: stores.versions, schema: 'search' })).toEqual(afterFirst);
+  });
+});
+
+// ---- 5b. a lease left behind; coverage across a dead ingest -------------------------------------------------------
+
+/** The pid of a process that ran on this machine and has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((done) => child.once('exit', done));
+  return child.pid!;
+}
+
+/** Coverage computed at `at` on a store that carried nothing. */
+const emptyCoverage = (at: string) => ({
+  records: [],
+  generatedAt: at,
+  refreshFailures: 0,
+  lastError: null,
+  lastAttemptAt: at,
+  dirtySince: null,
+});
+
+describe('the ingest lease of a process that is gone', () => {
+  const request: IngestRequest = { kind: 'uslm', files: [USC_113_31], retrievedAt: RETRIEVED_AT };
+  const leaseFor = (s: Sandbox, owner: LeaseOwner | string, until = new Date(INGESTED_AT.getTime() + 15 * 60_000)) =>
+    s.ops.acquireLease('ingest', typeof owner === 'string' ? owner : encodeOwner(owner), until.toISOString(), INGESTED_AT.toISOString());
+
+  it('is taken over at once on the same host, and released when the ingest is done', async () => {
+    // Prepare: a lease 15 minutes long, left by a process on this host that has exited
+    const s = await openSandbox();
+    const gone = { host: hostname(), pid: await deadPid(), token: 'killed' };
+    expect(await leaseFor(s, gone)).toBe(true);
+    const lines: string[] = [];
+
+    // Act
+    const reports = await runIngest({ ...s, leases: LOCAL_PROCESSES }, request, (line) => lines.push(line));
+
+    // Assess
+    expect(reports.map((r) => r.writes.put)).toEqual([39]);
+    expect(lines[0]).toBe(`took over the ingest lease of process ${gone.pid} on ${hostname()}, which is gone`);
+    expect(await s.ops.getLease('ingest')).toBeNull(); // released when done
+  });
+
+  it('is respected while its owner lives, on another host, or written by an older version, until it runs out', async () => {
+    const dead = await deadPid();
+    const owners: Array<LeaseOwner | string> = [
+      { host: hostname(), pid: process.pid, token: 'alive' },
+      { host: `not-${hostname()}`, pid: dead, token: 'elsewhere' },
+      `${dead}-oldform`,
+    ];
+    for (const owner of owners) {
+      // Prepare
+      const s = await openSandbox();
+      expect(await leaseFor(s, owner)).toBe(true);
+
+      // Act
+      const refused = await runIngest({ ...s, leases: LOCAL_PROCESSES }, request).catch((err: unknown) => err);
+      const later = new Date(INGESTED_AT.getTime() + 16 * 60_000);
+      const afterItRanOut = await runIngest({ ...s, now: clock(later), leases: LOCAL_PROCESSES }, request);
+
+      // Assess
+      expect(String(refused)).toMatch(/another ingest is running against this store; try again when it has finished/);
+      expect(String(refused)).toContain('until 2026-11-22T08:15:00.000Z');
+      if (typeof owner !== 'string') expect(String(refused)).toContain(`held by process ${owner.pid} on ${owner.host}`);
+      expect(afterItRanOut.map((r) => r.writes.put)).toEqual([39]);
+    }
+  });
+
+  it('passes to exactly one of several ingests started at once over a dead owner', async () => {
+    const s = await openSandbox();
+    expect(await leaseFor(s, { host: hostname(), pid: await deadPid(), token: 'killed' })).toBe(true);
+    const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => runIngest({ ...s, leases: LOCAL_PROCESSES }, request)));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+  });
+
+  it('an ingest whose lease was taken from it stops before its next edition', async () => {
+    // Prepare: once the first edition is written, another claimant takes the lease (as if this one were gone)
+    const s = await openSandbox();
+    class TakenAfterOneEdition extends CrashingVersionStore {
+      override async putEdition(edition: EditionRecord): Promise<void> {
+        await super.putEdition(edition);
+        const held = await s.ops.getLease('ingest');
+        expect(await s.ops.takeOverLease('ingest', held!.owner, 'thief', '2026-11-22T09:00:00.000Z')).toBe(true);
+      }
+    }
+    const first = await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT });
+    const deps = { ...s, versions: new TakenAfterOneEdition(s.versions, new CrashPoint(Number.POSITIVE_INFINITY), first.date) };
+
+    // Act
+    const stopped = await runIngest(deps, { ...request, files: [USC_113_31, USC_117_80] }).catch((err: unknown) => err);
+
+    // Assess: the first edition written, the second not; the thief's lease untouched
+    expect(String(stopped)).toMatch(/the ingest lease ran out and another ingest took it: stopping here/);
+    expect((await s.versions.listEditions('usc')).map((e) => e.label)).toEqual(['Online@113-31']);
+    expect(await s.ops.getLease('ingest')).toMatchObject({ owner: 'thief' });
+  });
+
+  it('coverage is marked before the first write, stays marked when the ingest dies, and clears once one completes', async () => {
+    // Prepare: coverage computed on an empty store, then an ingest that dies after 10 writes
+    const s = await openSandbox();
+    await s.ops.putCoverage(emptyCoverage('2026-11-22T07:00:00.000Z'));
+    const edition = await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT });
+    const dying = { ...crashing(s, new CrashPoint(10), edition), ops: s.ops };
+
+    // Act
+    const died = await runIngest(dying, request).catch((err: unknown) => err);
+
+    // Assess: it wrote, and coverage says an ingest is incomplete
+    expect(died).toBeInstanceOf(SimulatedCrash);
+    expect(await s.ops.getCoverage()).toMatchObject({ dirtySince: INGESTED_AT.toISOString(), ingestingSince: INGESTED_AT.toISOString() });
+
+    // Act: a refresh while it is incomplete keeps the marks; a completed re-run clears the ingest mark
+    const refreshed = await s.ops.putCoverage(emptyCoverage('2026-11-22T08:01:00.000Z'), '2026-11-22T08:01:00.000Z');
+    const completedAt = new Date('2026-11-22T08:02:00.000Z');
+    await runIngest({ ...s, now: clock(completedAt) }, request);
+
+    // Assess
+    expect(refreshed).toMatchObject({ ingestingSince: INGESTED_AT.toISOString() });
+    const after = await s.ops.getCoverage();
+    expect(after?.ingestingSince).toBeUndefined();
+    expect(after?.dirtySince).toBe(completedAt.toISOString());
+  });
+
+  it('an ingest refused before it writes (a file it cannot read) leaves coverage unmarked', async () => {
+    const s = await openSandbox();
+    await s.ops.putCoverage(emptyCoverage('2026-11-22T07:00:00.000Z'));
+    await expect(runIngest(s, { kind: 'uslm', files: ['/nonexistent/usc99.xml'] })).rejects.toThrow(/usc99\.xml/);
+    expect(await s.ops.getCoverage()).toMatchObject({ dirtySince: null });
+    expect((await s.ops.getCoverage())?.ingestingSince).toBeUndefined();
   });
 });
 

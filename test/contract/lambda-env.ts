@@ -1,21 +1,22 @@
 import { TABLE_ENV } from '#lambda/env.ts';
+import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import type { TableKind } from '#stores/dynamodb/tables.ts';
 
 /**
- * The environment a deployed function gets, pointed at the embedded DynamoDB: a region and credentials that never
- * reach AWS, Powertools quiet and untraced, and the tables given (a function is bound to those alone); `extra` adds or
+ * The environment a deployed function gets, pointed at the embedded DynamoDB: a region, and the credentials the
+ * embedded DynamoDB accepts (they never reach AWS), Powertools quiet and untraced, and the tables given (a function is bound to those alone); `extra` adds or
  * overrides the rest (addresses, a metrics switch).
  */
 export function deployedLambdaEnv(
-  dynamoEndpoint: string,
+  dynamo: LocalDynamoAccess,
   tables: Partial<Record<TableKind, string>>,
   extra: Record<string, string> = {},
 ): Record<string, string> {
   return {
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    AWS_ACCESS_KEY_ID: dynamo.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: dynamo.credentials.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     POWERTOOLS_DEV: 'true',
     POWERTOOLS_LOG_LEVEL: 'CRITICAL',
     POWERTOOLS_METRICS_DISABLED: 'true',

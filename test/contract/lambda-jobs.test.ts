@@ -44,12 +44,12 @@ let tableRound = 0;
 
 /** The environment a deployed job function gets: the versions and ops tables (the job functions are given no other). */
 const jobEnv = (tables: { versions: string; ops: string } = LOCAL_TABLES) =>
-  deployedLambdaEnv(stores.dynamoEndpoint, { versions: tables.versions, ops: tables.ops }, { POWERTOOLS_METRICS_DISABLED: 'false' });
+  deployedLambdaEnv(stores.dynamo, { versions: tables.versions, ops: tables.ops }, { POWERTOOLS_METRICS_DISABLED: 'false' });
 
 /** Fresh, empty versions and ops tables on the same dynalite, and the stores on them. */
 async function freshTables() {
   const names = tableNames(`jobs-${++tableRound}`);
-  const doc = createDocumentClient({ endpoint: stores.dynamoEndpoint });
+  const doc = createDocumentClient(stores.dynamo);
   await ensureTables(doc, { versions: names.versions, ops: names.ops });
   return { names, versions: new DynamoVersionStore(doc, names.versions), ops: new DynamoOpsStore(doc, names.ops) };
 }
@@ -357,7 +357,7 @@ describe('the probe job', () => {
       expect(result).toMatchObject({ reachable: false, detail: 'versions_unreachable' });
       expect(metric(JOB_METRICS.corpusHealthy)).toBe(0);
     } finally {
-      process.env.AWS_ENDPOINT_URL_DYNAMODB = stores.dynamoEndpoint;
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = stores.dynamo.endpoint;
     }
   });
 });

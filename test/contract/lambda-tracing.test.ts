@@ -62,7 +62,7 @@ beforeAll(async () => {
   key = (await issueKey(stores.accounts, { name: 'tracing' }, new Date())).key;
   Object.assign(
     process.env,
-    deployedLambdaEnv(stores.dynamoEndpoint, LOCAL_TABLES, {
+    deployedLambdaEnv(stores.dynamo, LOCAL_TABLES, {
       [ENV.siteUrl]: 'https://asof.test',
       [ENV.baseUrl]: 'https://asof.test/v1',
       // Lambda as the X-Ray SDK and the Powertools tracer recognise it, tracing on, the daemon on the local socket.

@@ -13,6 +13,7 @@ import { ENV } from '#lambda/env.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
 import { lambdaServices } from '#lambda/route-services.ts';
 import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
+import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
 let stores: EmbeddedStores;
@@ -20,8 +21,8 @@ let key: string;
 const saved = { ...process.env };
 
 /** The environment a deployed route function gets: every table bound (the test narrows nothing; the wiring must). */
-const deployedEnv = (endpoint: string) =>
-  deployedLambdaEnv(endpoint, LOCAL_TABLES, {
+const deployedEnv = (dynamo: LocalDynamoAccess) =>
+  deployedLambdaEnv(dynamo, LOCAL_TABLES, {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     [ENV.siteUrl]: 'https://asof.test',
     [ENV.baseUrl]: 'https://asof.test/v1',
@@ -29,7 +30,7 @@ const deployedEnv = (endpoint: string) =>
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null, { cache: false });
-  Object.assign(process.env, deployedEnv(stores.dynamoEndpoint));
+  Object.assign(process.env, deployedEnv(stores.dynamo));
   key = (await issueKey(stores.accounts, { name: 'wiring' }, new Date())).key;
   // A fresh probe verdict, so that corpus health has a 200 to give when its store is wired.
   await stores.ops.putHealthVerdict({ checkedAt: new Date().toISOString(), reachable: true, detail: 'ok' });

@@ -52,7 +52,7 @@ let sampleVersions: SectionVersion[];
 
 beforeAll(async () => {
   stores = await openEmbeddedStores(null);
-  doc = createDocumentClient({ endpoint: stores.dynamoEndpoint });
+  doc = createDocumentClient(stores.dynamo);
   sql = stores.sql;
   const deps = { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => LOADED_AT };
   for (const request of SAMPLE_INGESTS) await runIngest(deps, request);
@@ -613,7 +613,7 @@ describe('coverage', () => {
     const h = await coverageHarness();
     await h.service.read({});
     h.advance(30);
-    await h.ops.markCoverageDirty('2026-11-22T12:00:30.000Z');
+    await h.ops.markIngestCompleted('2026-11-22T12:00:30.000Z');
 
     // Act
     const dirty = await h.service.read({});
@@ -629,6 +629,60 @@ describe('coverage', () => {
     h.advance(1);
     await h.behind[0]!();
     expect(await h.service.read({})).toEqual({ coverage: EXPECTED_COVERAGE, note: COVERAGE_NOTE, generatedAt: '2026-11-22T12:00:31.000Z' });
+  });
+
+  it('while an ingest has started and not completed (running, or dead): stale through refreshes, until one completes', async () => {
+    // Prepare: numbers at 12:00; an ingest starts writing at 12:00:30 and never completes
+    const h = await coverageHarness();
+    await h.service.read({});
+    h.advance(30);
+    await h.ops.markIngestStarted('2026-11-22T12:00:30.000Z');
+    const stale = {
+      refreshFailures: 0,
+      lastError: 'an ingest started at 2026-11-22T12:00:30.000Z has not completed; the counts may include part of it',
+    };
+
+    // Act: a read, a refresh computed after the ingest started, reads after it
+    const first = await h.service.read({});
+    h.advance(10);
+    await h.service.refresh();
+    const afterRefresh = await h.service.read({});
+    h.advance(200);
+    const later = await h.service.read({});
+
+    // Assess: stale at every step; new numbers stored; no refresh handed off on each read (only by age)
+    expect(first.stale).toEqual({ ageSeconds: 30, ...stale });
+    expect(afterRefresh).toMatchObject({ generatedAt: '2026-11-22T12:00:40.000Z', stale: { ageSeconds: 0, ...stale } });
+    expect(later.stale).toEqual({ ageSeconds: 200, ...stale });
+    expect(h.behind).toHaveLength(0);
+    h.advance(101);
+    await h.service.read({});
+    expect(h.behind).toHaveLength(1);
+
+    // Act: an ingest completes; the refresh after it is the first to clear the marks
+    h.advance(5);
+    await h.ops.markIngestCompleted('2026-11-22T12:05:46.000Z');
+    await h.behind[0]!(); // at the completion's very instant: it may have missed the last writes
+    expect((await h.service.read({})).stale?.lastError).toBe('the store changed at 2026-11-22T12:05:46.000Z (ingest); refresh pending');
+    h.advance(1);
+    await h.service.refresh();
+    expect((await h.service.read({})).stale).toBeUndefined();
+  });
+
+  it('an ingest that started before any coverage was computed keeps the first numbers stale', async () => {
+    // Prepare
+    const h = await coverageHarness();
+    await h.ops.markIngestStarted('2026-11-22T11:59:00.000Z');
+
+    // Act
+    const first = await h.service.read({});
+
+    // Assess
+    expect(first.coverage).toEqual(EXPECTED_COVERAGE);
+    expect(first.stale?.lastError).toBe(
+      'an ingest started at 2026-11-22T11:59:00.000Z has not completed; the counts may include part of it',
+    );
+    expect(await h.ops.getCoverage()).toMatchObject({ ingestingSince: '2026-11-22T11:59:00.000Z', dirtySince: '2026-11-22T11:59:00.000Z' });
   });
 
   it('counts failed refreshes and keeps serving the last numbers, marked stale, until one succeeds', async () => {

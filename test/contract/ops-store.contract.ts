@@ -61,24 +61,10 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
         });
       });
 
-      it('markCoverageDirty keeps the numbers, keeps the earliest mark, and a refresh clears it', async () => {
-        // Prepare
-        await store.putCoverage(coverage('2024-06-01T10:00:00.000Z'));
-
-        // Act
-        await store.markCoverageDirty('2024-06-01T11:00:00.000Z');
-        await store.markCoverageDirty('2024-06-01T12:00:00.000Z');
-
-        // Assess
-        expect(await store.getCoverage()).toEqual({ ...coverage('2024-06-01T10:00:00.000Z'), dirtySince: '2024-06-01T11:00:00.000Z' });
-        await store.putCoverage(coverage('2024-06-01T13:00:00.000Z'));
-        expect((await store.getCoverage())?.dirtySince).toBeNull();
-      });
-
       it('keeps a dirty mark made while the numbers being stored were computed, and clears an older one', async () => {
-        // Prepare: numbers computed from 10:00; an ingest marks the cache dirty at 10:05
+        // Prepare: numbers computed from 10:00; an ingest completes at 10:05
         await store.putCoverage(coverage('2024-06-01T09:00:00.000Z'));
-        await store.markCoverageDirty('2024-06-01T10:05:00.000Z');
+        await store.markIngestCompleted('2024-06-01T10:05:00.000Z');
 
         // Act: the 10:00 computation lands after the mark
         await store.putCoverage(coverage('2024-06-01T10:00:00.000Z'), '2024-06-01T10:00:00.000Z');
@@ -89,9 +75,63 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
         expect((await store.getCoverage())?.dirtySince).toBeNull();
       });
 
-      it('markCoverageDirty without a cache changes nothing', async () => {
-        await expect(store.markCoverageDirty('2024-06-01T11:00:00.000Z')).resolves.toBeUndefined();
+      it('markIngestCompleted without a cache changes nothing', async () => {
+        await expect(store.markIngestCompleted('2024-06-01T11:00:00.000Z')).resolves.toBeUndefined();
         expect(await store.getCoverage()).toBeNull();
+      });
+    });
+
+    describe('coverage while an ingest is under way', () => {
+      it('an ingest mark keeps the cache dirty through every refresh until an ingest completes', async () => {
+        // Prepare: numbers from 10:00; an ingest starts writing at 10:05
+        await store.putCoverage(coverage('2024-06-01T10:00:00.000Z'));
+        await store.markIngestStarted('2024-06-01T10:05:00.000Z');
+        const marked = { dirtySince: '2024-06-01T10:05:00.000Z', ingestingSince: '2024-06-01T10:05:00.000Z' };
+
+        // Act: a refresh computed from 10:10, in the middle of the ingest
+        const stored = await store.putCoverage(coverage('2024-06-01T10:10:00.000Z'), '2024-06-01T10:10:00.000Z');
+
+        // Assess: the new numbers, still marked, and what putCoverage returns is what is stored
+        expect(stored).toEqual({ ...coverage('2024-06-01T10:10:00.000Z'), ...marked });
+        expect(await store.getCoverage()).toEqual(stored);
+
+        // Act: the ingest completes at 10:20; a refresh from 10:15 lands after it, then one from 10:25
+        await store.markIngestCompleted('2024-06-01T10:20:00.000Z');
+        const during = await store.putCoverage(coverage('2024-06-01T10:15:00.000Z'), '2024-06-01T10:15:00.000Z');
+        const after = await store.putCoverage(coverage('2024-06-01T10:25:00.000Z'), '2024-06-01T10:25:00.000Z');
+
+        // Assess
+        expect(during).toEqual({ ...coverage('2024-06-01T10:15:00.000Z'), dirtySince: '2024-06-01T10:20:00.000Z' });
+        expect(after).toEqual(coverage('2024-06-01T10:25:00.000Z'));
+        expect(await store.getCoverage()).toEqual(coverage('2024-06-01T10:25:00.000Z'));
+      });
+
+      it('keeps the first ingest mark and an earlier dirty mark: a dead ingest is not hidden by the next start', async () => {
+        await store.putCoverage(coverage('2024-06-01T10:00:00.000Z'));
+        await store.markIngestCompleted('2024-06-01T10:01:00.000Z');
+        await store.markIngestStarted('2024-06-01T10:05:00.000Z');
+        await store.markIngestStarted('2024-06-01T10:30:00.000Z');
+        expect(await store.getCoverage()).toEqual({
+          ...coverage('2024-06-01T10:00:00.000Z'),
+          dirtySince: '2024-06-01T10:01:00.000Z',
+          ingestingSince: '2024-06-01T10:05:00.000Z',
+        });
+      });
+
+      it('is marked before any numbers exist: no cache yet, and the first numbers stored are marked', async () => {
+        await store.markIngestStarted('2024-06-01T10:05:00.000Z');
+        expect(await store.getCoverage()).toBeNull();
+        const first = await store.putCoverage(coverage('2024-06-01T10:10:00.000Z'), '2024-06-01T10:10:00.000Z');
+        expect(first).toEqual({
+          ...coverage('2024-06-01T10:10:00.000Z'),
+          dirtySince: '2024-06-01T10:05:00.000Z',
+          ingestingSince: '2024-06-01T10:05:00.000Z',
+        });
+      });
+
+      it('never writes the ingest mark from the cache it is given (a cache read earlier may still carry one)', async () => {
+        await store.putCoverage({ ...coverage('2024-06-01T10:00:00.000Z'), ingestingSince: '2024-06-01T09:00:00.000Z' });
+        expect(await store.getCoverage()).toEqual(coverage('2024-06-01T10:00:00.000Z'));
       });
     });
 
@@ -205,6 +245,33 @@ export function describeOpsStoreContract(name: string, factory: () => Promise<Op
       it('grants a free lease to exactly one of several concurrent claimants', async () => {
         const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.acquireLease('ingest', `owner-${i}`, T10, T0)));
         expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('reads the lease as stored, held or run out; none once released', async () => {
+        expect(await store.getLease('ingest')).toBeNull();
+        await store.acquireLease('ingest', 'a', T10, T0);
+        expect(await store.getLease('ingest')).toEqual({ owner: 'a', until: T10 });
+        await store.releaseLease('ingest', 'a');
+        expect(await store.getLease('ingest')).toBeNull();
+      });
+
+      it('is taken over from the owner read, unexpired, and only from that owner', async () => {
+        await store.acquireLease('ingest', 'dead', T20, T0);
+        expect(await store.takeOverLease('ingest', 'someone-else', 'b', T20)).toBe(false);
+        expect(await store.takeOverLease('ingest', 'dead', 'b', T20)).toBe(true);
+        expect(await store.getLease('ingest')).toEqual({ owner: 'b', until: T20 });
+        expect(await store.acquireLease('ingest', 'dead', T20, T5)).toBe(false); // the old owner has lost it
+        expect(await store.takeOverLease('ingest', 'dead', 'c', T20)).toBe(false); // a second taker of the same dead owner
+        expect(await store.takeOverLease('audit', 'dead', 'c', T20)).toBe(false); // no lease to take
+        expect(await store.getLease('audit')).toBeNull();
+      });
+
+      it('passes a dead owner’s lease to exactly one of several concurrent takers', async () => {
+        await store.acquireLease('ingest', 'dead', T20, T0);
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.takeOverLease('ingest', 'dead', `owner-${i}`, T20)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = `owner-${results.indexOf(true)}`;
+        expect(await store.getLease('ingest')).toEqual({ owner: winner, until: T20 });
       });
     });
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
     { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => new Date() },
     { kind: 'dc-code', manifest: `${SAMPLE}dc-code/manifest.csv` },
   );
-  Object.assign(process.env, deployedLambdaEnv(stores.dynamoEndpoint, { versions: LOCAL_TABLES.versions }));
+  Object.assign(process.env, deployedLambdaEnv(stores.dynamo, { versions: LOCAL_TABLES.versions }));
 }, 60_000);
 afterAll(async () => {
   process.env = saved;

@@ -36,7 +36,7 @@ let accounts: DynamoAccountStore;
 
 beforeAll(async () => {
   dynalite = await startDynalite();
-  doc = createDocumentClient({ endpoint: dynalite.endpoint });
+  doc = createDocumentClient(dynalite.access);
   await ensureTables(doc, tableNames(PREFIX));
   accounts = new DynamoAccountStore(doc, tableNames(PREFIX).accounts);
   fake = await startFakeApiGateway();
@@ -51,11 +51,11 @@ beforeEach(() => fake.clearFailures());
 
 /** The environment of an operator's shell pointed at the local stand-ins, with no AWS profile of their own. */
 const stageEnv = (): Record<string, string> => ({
-  AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
+  AWS_ENDPOINT_URL_DYNAMODB: dynalite.access.endpoint,
   AWS_ENDPOINT_URL_API_GATEWAY: fake.url,
   AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_ACCESS_KEY_ID: dynalite.access.credentials.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: dynalite.access.credentials.secretAccessKey,
   AWS_CONFIG_FILE: join(ROOT, 'nonexistent-aws-config'),
   AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'nonexistent-aws-credentials'),
   AWS_EC2_METADATA_DISABLED: 'true',

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { forEachBounded } from '#stores/dynamodb/client.ts';
+import { forEachBounded } from '#shared/bounded.ts';
 import { ENV, type LambdaEnv, regionOf } from '../env.ts';
 import { pathBelow, type SourceFiles, SourceNotFoundError } from '../jobs/source-files.ts';
 import { captureClient } from '../powertools.ts';

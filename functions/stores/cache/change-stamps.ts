@@ -15,7 +15,7 @@ interface TableState {
 
 /**
  * Stamps for stores whose every write is seen in this process: the embedded DynamoDB (its server reports each write
- * request it receives, from any client: see `observeWrites`) and the embedded PostgreSQL (written only through this
+ * request it admits, from any client: see `admitSignedOnly` in dynalite.ts) and the embedded PostgreSQL (written only through this
  * process's adapters).
  */
 export class WriteTracker implements ChangeStamps {

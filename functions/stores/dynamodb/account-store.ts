@@ -1,15 +1,7 @@
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountStore, ApiKeyRecord } from '#accounts/ports.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
-import { chunk, guarded, isConditionFailure, untilProcessed } from './client.ts';
+import { chunk, DynamoTable, isConditionFailure, untilProcessed } from './client.ts';
 
 /*
  * Two items per key:
@@ -36,21 +28,16 @@ const byCreation = (a: ApiKeyRecord, b: ApiKeyRecord): number =>
   a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 export class DynamoAccountStore implements AccountStore {
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly table: DynamoTable;
 
-  private call<T>(op: () => Promise<T>): Promise<T> {
-    return guarded('accounts', op);
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new DynamoTable(doc, tableName, 'accounts');
   }
 
   /** Writes `item` unless an item with its key exists; false when one does. */
   private async putNew(item: Record<string, unknown>): Promise<boolean> {
     try {
-      await this.call(() =>
-        this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })),
-      );
+      await this.table.send(new PutCommand({ TableName: this.table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -69,16 +56,14 @@ export class DynamoAccountStore implements AccountStore {
 
   private async unreserveId(id: string, hash: string): Promise<void> {
     try {
-      await this.call(() =>
-        this.doc.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: idItemKey(id),
-            ConditionExpression: '#hash = :hash',
-            ExpressionAttributeNames: { '#hash': 'hash' },
-            ExpressionAttributeValues: { ':hash': hash },
-          }),
-        ),
+      await this.table.send(
+        new DeleteCommand({
+          TableName: this.table.name,
+          Key: idItemKey(id),
+          ConditionExpression: '#hash = :hash',
+          ExpressionAttributeNames: { '#hash': 'hash' },
+          ExpressionAttributeValues: { ':hash': hash },
+        }),
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
@@ -86,16 +71,12 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   private async idItem(id: string): Promise<IdItem | null> {
-    const out = await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: idItemKey(id), ConsistentRead: true })),
-    );
+    const out = await this.table.send(new GetCommand({ TableName: this.table.name, Key: idItemKey(id), ConsistentRead: true }));
     return (out.Item as IdItem | undefined) ?? null;
   }
 
   private async keyItem(hash: string): Promise<ApiKeyRecord | null> {
-    const out = await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyItemKey(hash), ConsistentRead: true })),
-    );
+    const out = await this.table.send(new GetCommand({ TableName: this.table.name, Key: keyItemKey(hash), ConsistentRead: true }));
     return out.Item ? recordOf(out.Item) : null;
   }
 
@@ -112,22 +93,12 @@ export class DynamoAccountStore implements AccountStore {
 
   async listKeys(): Promise<ApiKeyRecord[]> {
     const pointers: IdItem[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.call(() =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': idItemKey('').pk },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      pointers.push(...((out.Items ?? []) as IdItem[]));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const items = this.table.query({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': idItemKey('').pk },
+      ConsistentRead: true,
+    });
+    for await (const item of items) pointers.push(item as IdItem);
 
     const records: ApiKeyRecord[] = [];
     for (const part of chunk(pointers, 100)) {
@@ -135,11 +106,11 @@ export class DynamoAccountStore implements AccountStore {
         'listKeys',
         part.map((p) => keyItemKey(p.hash)),
         async (pending) => {
-          const out = await this.call(() =>
-            this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
+          const out = await this.table.send(
+            new BatchGetCommand({ RequestItems: { [this.table.name]: { Keys: pending, ConsistentRead: true } } }),
           );
-          records.push(...(out.Responses?.[this.tableName] ?? []).map(recordOf));
-          return (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Array<ReturnType<typeof keyItemKey>>;
+          records.push(...(out.Responses?.[this.table.name] ?? []).map(recordOf));
+          return (out.UnprocessedKeys?.[this.table.name]?.Keys ?? []) as Array<ReturnType<typeof keyItemKey>>;
         },
       );
     }
@@ -151,20 +122,18 @@ export class DynamoAccountStore implements AccountStore {
     const pointer = await this.idItem(id);
     if (!pointer) return null;
     try {
-      const out = await this.call(() =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: keyItemKey(pointer.hash),
-            UpdateExpression: 'SET #revokedAt = :at',
-            // Only the first revocation counts: a repeated call changes nothing and returns the record as it is.
-            ConditionExpression:
-              'attribute_exists(pk) AND #id = :id AND (attribute_not_exists(#revokedAt) OR attribute_type(#revokedAt, :null))',
-            ExpressionAttributeNames: { '#id': 'id', '#revokedAt': 'revokedAt' },
-            ExpressionAttributeValues: { ':at': at, ':id': id, ':null': 'NULL' },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
+      const out = await this.table.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: keyItemKey(pointer.hash),
+          UpdateExpression: 'SET #revokedAt = :at',
+          // Only the first revocation counts: a repeated call changes nothing and returns the record as it is.
+          ConditionExpression:
+            'attribute_exists(pk) AND #id = :id AND (attribute_not_exists(#revokedAt) OR attribute_type(#revokedAt, :null))',
+          ExpressionAttributeNames: { '#id': 'id', '#revokedAt': 'revokedAt' },
+          ExpressionAttributeValues: { ':at': at, ':id': id, ':null': 'NULL' },
+          ReturnValues: 'ALL_NEW',
+        }),
       );
       return out.Attributes ? recordOf(out.Attributes) : null;
     } catch (err) {
@@ -175,8 +144,6 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async ping(): Promise<void> {
-    await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })),
-    );
+    await this.table.send(new GetCommand({ TableName: this.table.name, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' }));
   }
 }

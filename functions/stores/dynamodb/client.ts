@@ -1,19 +1,37 @@
-/** The DynamoDB plumbing the adapters share: the client, error mapping, batch retries, bounded concurrency, item size. */
+/** The DynamoDB plumbing the adapters share: the client, a table's calls and pages, error mapping, batch retries, item size. */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#shared/errors.ts';
+import type { LocalCredentials } from './signature-check.ts';
 
 export type DynamoStoreName = 'versions' | 'ops' | 'accounts';
 
-export interface DynamoClientOptions {
-  /** A local endpoint (dynalite, DynamoDB Local); omitted = AWS, with the default region and credential chain. */
-  endpoint?: string;
+/** An embedded DynamoDB: where it listens and the only credentials it accepts (it checks every request's signature). */
+export interface LocalDynamoAccess {
+  endpoint: string;
+  credentials: LocalCredentials;
+}
+
+export type DynamoClientOptions = {
   region?: string;
   /** Overrides the whole-request timeout (ms). */
   requestTimeoutMs?: number;
   /** Instruments the client before it is wrapped (a deployed function's tracer). */
   capture?: (client: DynamoDBClient) => DynamoDBClient;
-}
+} & (
+  | LocalDynamoAccess
+  /** AWS, with the default region and credential chain. */
+  | { endpoint?: undefined; credentials?: undefined }
+);
 
 /*
  * Locally a stopped store refuses connections and surfaces at once (2 attempts); a hung one within 2 × requestTimeout.
@@ -35,8 +53,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
     ? {
         endpoint: options.endpoint,
         region: options.region ?? 'us-east-1',
-        // Local stores accept any signature; fixed credentials keep the developer's AWS profile out of it.
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        credentials: options.credentials,
         maxAttempts: 2,
         requestHandler,
       }
@@ -78,12 +95,54 @@ export function toStoreError(store: DynamoStoreName, err: unknown): unknown {
   return new StoreUnavailableError(store, `the ${store} store cannot be reached: ${detail}`, { cause: err });
 }
 
-/** Runs one store call, mapping connection failures. */
-export async function guarded<T>(store: DynamoStoreName, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    throw toStoreError(store, err);
+/** A command of the document client, with the input and output types it carries. */
+type DocumentCommand<I extends ServiceInputTypes, O extends ServiceOutputTypes> = Parameters<
+  typeof DynamoDBDocumentClient.prototype.send<I, O>
+>[0];
+
+/** An item as the document client returns it. */
+type Item = NonNullable<QueryCommandOutput['Items']>[number];
+
+/**
+ * One table as every adapter uses it: each command sent with connection failures mapped (toStoreError), and Query
+ * and Scan read page after page (LastEvaluatedKey) as one stream of items.
+ */
+export class DynamoTable {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    readonly name: string,
+    private readonly store: DynamoStoreName,
+  ) {}
+
+  async send<I extends ServiceInputTypes, O extends ServiceOutputTypes>(command: DocumentCommand<I, O>): Promise<O> {
+    try {
+      return await this.doc.send(command);
+    } catch (err) {
+      throw toStoreError(this.store, err);
+    }
+  }
+
+  /** Every item the query selects, in order; `pageLimit` (when above 0) caps each page, for reads that stop early. */
+  async *query(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>, pageLimit?: () => number): AsyncIterable<Item> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const limit = pageLimit?.();
+      const page = await this.send(
+        new QueryCommand({ ...input, TableName: this.name, ...(start && { ExclusiveStartKey: start }), ...(limit && { Limit: limit }) }),
+      );
+      yield* page.Items ?? [];
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+
+  /** Every item the scan selects. */
+  async *scan(input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncIterable<Item> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.send(new ScanCommand({ ...input, TableName: this.name, ...(start && { ExclusiveStartKey: start }) }));
+      yield* page.Items ?? [];
+      start = page.LastEvaluatedKey;
+    } while (start);
   }
 }
 
@@ -93,24 +152,6 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; rejects with the first failure. */
-export async function forEachBounded<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async (): Promise<void> => {
-    while (!failed && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await task(item);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

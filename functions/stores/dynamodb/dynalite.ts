@@ -1,8 +1,15 @@
-/** An embedded DynamoDB (dynalite) on 127.0.0.1: in memory, or LevelDB on disk when given a path. */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+/**
+ * An embedded DynamoDB (dynalite) on 127.0.0.1: in memory, or LevelDB on disk when given a path. It serves only
+ * requests signed with the credentials it was started with (dynalite itself accepts any signature).
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import type { WriteTracker } from '#stores/cache/change-stamps.ts';
+import type { LocalDynamoAccess } from './client.ts';
+import { type LocalCredentials, type Refusal, signatureCheck } from './signature-check.ts';
 
 interface DynaliteOptions {
   path?: string;
@@ -38,8 +45,8 @@ function letDynaliteCloseItsIterators(): void {
 letDynaliteCloseItsIterators();
 
 export interface RunningDynalite {
-  /** `http://127.0.0.1:<port>` */
-  endpoint: string;
+  /** `http://127.0.0.1:<port>` and the credentials it accepts: what a client needs (createDocumentClient). */
+  access: LocalDynamoAccess;
   /** Stops the listener, drops open connections and closes LevelDB (releasing its lock). */
   close(): Promise<void>;
 }
@@ -63,36 +70,89 @@ export function writtenTables(operation: string, body: string): string[] {
   return m ? [JSON.parse(`"${m[1]}"`) as string] : [];
 }
 
-/**
- * Reports every write request the server receives, from any client (this process's adapters, or an `asof` command in
- * another terminal), to the tracker: begun once its body has arrived, before dynalite applies it (dynalite acts on
- * the 'end' of the body, and this listener is registered first); ended when the response is done.
- */
-function observeWrites(server: Server, tracker: WriteTracker): void {
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    if (!WRITE_OPERATIONS.has(operation)) return;
+/** dynalite's own cap on a request body. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/** The whole body, or null once it passes `max` bytes (the rest is then discarded). */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => {
-      const written = writtenTables(operation, Buffer.concat(chunks).toString('utf8'));
-      for (const table of written) tracker.begin(table);
-      res.once('close', () => {
-        for (const table of written) tracker.end(table);
-      });
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) chunks.push(chunk);
     });
+    req.once('end', () => resolve(size <= max ? Buffer.concat(chunks) : null));
+    req.once('error', reject);
   });
 }
 
-/** `tracker`: told of every write the server receives (the embedded stores' caches rely on it). */
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  const body = JSON.stringify({ __type: `com.amazon.coral.service#${refusal.type}`, message: refusal.message });
+  res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** The request as dynalite reads it (headers, method, url and a body stream), with the body already read. */
+const replayed = (req: IncomingMessage, body: Buffer): IncomingMessage =>
+  Object.assign(Readable.from(body.length ? [body] : []), {
+    headers: req.headers,
+    method: req.method,
+    url: req.url,
+  }) as unknown as IncomingMessage;
+
+/**
+ * Puts a door in front of dynalite: each request's body is read, its signature checked against `credentials`, and
+ * only then is it handed to dynalite. A write that passes is reported to `tracker` (from any client: this process's
+ * adapters or an `asof` command in another terminal): begun before dynalite sees it, ended when the response is done.
+ */
+function admitSignedOnly(server: Server, credentials: LocalCredentials, tracker?: WriteTracker): void {
+  const serve = server.listeners('request')[0] as RequestListener;
+  const checkSignature = signatureCheck(credentials);
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const admit = async (): Promise<void> => {
+      const body = await readBody(req, MAX_REQUEST_BYTES);
+      if (body === null) {
+        res.writeHead(413).end();
+        return;
+      }
+      const refusal = await checkSignature(req, body);
+      if (refusal) {
+        refuse(res, refusal);
+        return;
+      }
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      if (tracker && WRITE_OPERATIONS.has(operation)) {
+        const written = writtenTables(operation, body.toString('utf8'));
+        for (const table of written) tracker.begin(table);
+        res.once('close', () => {
+          for (const table of written) tracker.end(table);
+        });
+      }
+      serve(replayed(req, body), res);
+    };
+    admit().catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
+  });
+}
+
+const newCredentials = (): LocalCredentials => ({
+  accessKeyId: `ASOF${randomBytes(8).toString('hex').toUpperCase()}`,
+  secretAccessKey: randomBytes(30).toString('base64url'),
+});
+
+/**
+ * Accepts only the fresh random credentials it is started with (see `access`). `tracker`: told of every write it
+ * admits (the embedded stores' caches rely on it).
+ */
 export async function startDynalite(options: { path?: string; port?: number; tracker?: WriteTracker } = {}): Promise<RunningDynalite> {
+  const credentials = newCredentials();
   const server = dynalite({
     ...(options.path && { path: options.path }),
     createTableMs: 5,
     deleteTableMs: 5,
     updateTableMs: 5,
   });
-  if (options.tracker) observeWrites(server, options.tracker);
+  admitSignedOnly(server, credentials, options.tracker);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -113,5 +173,5 @@ export async function startDynalite(options: { path?: string; port?: number; tra
     });
     return closing;
   };
-  return { endpoint: `http://127.0.0.1:${port}`, close };
+  return { access: { endpoint: `http://127.0.0.1:${port}`, credentials }, close };
 }

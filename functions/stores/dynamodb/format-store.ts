@@ -1,45 +1,32 @@
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredFormatRecord } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
-import { assertItemFits, guarded } from './client.ts';
+import { assertItemFits, DynamoTable } from './client.ts';
 
 /* Items of the ops table: pk 'format', sk the record id, { stored } (the record with its pins and load time). */
 const PK = 'format';
 
 export class DynamoFormatStore implements FormatStore {
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly table: DynamoTable;
+
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new DynamoTable(doc, tableName, 'ops');
+  }
 
   async listRecords(): Promise<StoredFormatRecord[]> {
     const out: StoredFormatRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await guarded('ops', () =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': PK },
-            ConsistentRead: true,
-            ...(start && { ExclusiveStartKey: start }),
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) out.push(item.stored as StoredFormatRecord);
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = this.table.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': PK }, ConsistentRead: true });
+    for await (const item of items) out.push(item.stored as StoredFormatRecord);
     return out;
   }
 
   async putRecord(stored: StoredFormatRecord): Promise<void> {
     const item = { pk: PK, sk: stored.record.id, stored };
     assertItemFits(item, `format record ${stored.record.id}`);
-    await guarded('ops', () => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item })));
+    await this.table.send(new PutCommand({ TableName: this.table.name, Item: item }));
   }
 
   async deleteRecord(id: string): Promise<void> {
-    await guarded('ops', () => this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: PK, sk: id } })));
+    await this.table.send(new DeleteCommand({ TableName: this.table.name, Key: { pk: PK, sk: id } }));
   }
 }

@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ChargeRequest, ChargeResult, MeterStore, MeterUsage, RefundRequest, UsageRecord } from '#accounts/ports.ts';
 import type { MeterWindows } from '#accounts/windows.ts';
-import { chunk, guarded, isConditionFailure, untilProcessed } from './client.ts';
+import { chunk, DynamoTable, isConditionFailure, untilProcessed } from './client.ts';
 
 /*
  * Two kinds of item in the meters table:
@@ -78,11 +71,10 @@ export class DynamoMeterStore implements MeterStore {
   private readonly usageSeconds: number;
   private readonly counterSeconds: number;
 
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    options: DynamoMeterStoreOptions = {},
-  ) {
+  private readonly table: DynamoTable;
+
+  constructor(doc: DynamoDBDocumentClient, tableName: string, options: DynamoMeterStoreOptions = {}) {
+    this.table = new DynamoTable(doc, tableName, 'accounts');
     this.usageSeconds = (options.usageDays ?? 90) * DAY_SECONDS;
     this.counterSeconds = (options.counterDays ?? 400) * DAY_SECONDS;
   }
@@ -94,10 +86,6 @@ export class DynamoMeterStore implements MeterStore {
     if (minute === undefined) return;
     if (this.minuteSeen.size >= MINUTE_HINTS) this.minuteSeen.clear();
     this.minuteSeen.set(keyId, minute);
-  }
-
-  private call<T>(op: () => Promise<T>): Promise<T> {
-    return guarded('accounts', op);
   }
 
   async charge(req: ChargeRequest): Promise<ChargeResult> {
@@ -158,7 +146,7 @@ export class DynamoMeterStore implements MeterStore {
     const input: UpdateCommandInput =
       mode === 'same-minute'
         ? {
-            TableName: this.tableName,
+            TableName: this.table.name,
             Key: counterKey(req.keyId, req.windows.month),
             UpdateExpression: 'SET #expiresAt = :expires ADD #requests :one, #units :u, #day :u, #ids :rids',
             ConditionExpression: `#minute = :minute AND #requests < :perMinute AND ${budget}`,
@@ -167,7 +155,7 @@ export class DynamoMeterStore implements MeterStore {
             ReturnValues: 'ALL_NEW',
           }
         : {
-            TableName: this.tableName,
+            TableName: this.table.name,
             Key: counterKey(req.keyId, req.windows.month),
             // Right-hand sides read the item before the update: prevIds takes the ids of the minute that ends.
             UpdateExpression:
@@ -178,7 +166,7 @@ export class DynamoMeterStore implements MeterStore {
             ReturnValues: 'ALL_NEW',
           };
     try {
-      const out = await this.call(() => this.doc.send(new UpdateCommand(input)));
+      const out = await this.table.send(new UpdateCommand(input));
       return out.Attributes as CounterItem;
     } catch (err) {
       if (isConditionFailure(err)) return undefined;
@@ -190,17 +178,15 @@ export class DynamoMeterStore implements MeterStore {
     // The request id leaves the set it is in with the units it was charged: a second refund finds nothing to take.
     for (const set of ['ids', 'prevIds'] as const) {
       try {
-        await this.call(() =>
-          this.doc.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: counterKey(req.keyId, req.windows.month),
-              UpdateExpression: 'ADD #units :back, #day :back DELETE #set :rids',
-              ConditionExpression: 'contains(#set, :rid)',
-              ExpressionAttributeNames: { '#units': 'units', '#set': set, '#day': dayName(req.windows.day) },
-              ExpressionAttributeValues: { ':back': -req.units, ':rid': tagOf(req.requestId), ':rids': new Set([tagOf(req.requestId)]) },
-            }),
-          ),
+        await this.table.send(
+          new UpdateCommand({
+            TableName: this.table.name,
+            Key: counterKey(req.keyId, req.windows.month),
+            UpdateExpression: 'ADD #units :back, #day :back DELETE #set :rids',
+            ConditionExpression: 'contains(#set, :rid)',
+            ExpressionAttributeNames: { '#units': 'units', '#set': set, '#day': dayName(req.windows.day) },
+            ExpressionAttributeValues: { ':back': -req.units, ':rid': tagOf(req.requestId), ':rids': new Set([tagOf(req.requestId)]) },
+          }),
         );
         return true;
       } catch (err) {
@@ -223,9 +209,7 @@ export class DynamoMeterStore implements MeterStore {
   }
 
   private async read(keyId: string, month: string): Promise<CounterItem | undefined> {
-    const out = await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: counterKey(keyId, month), ConsistentRead: true })),
-    );
+    const out = await this.table.send(new GetCommand({ TableName: this.table.name, Key: counterKey(keyId, month), ConsistentRead: true }));
     return out.Item as CounterItem | undefined;
   }
 
@@ -242,29 +226,16 @@ export class DynamoMeterStore implements MeterStore {
     }));
     for (const part of chunk(items, 25)) {
       await untilProcessed('record usage', part, async (pending) => {
-        const out = await this.call(() => this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } })));
-        return (out.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+        const out = await this.table.send(new BatchWriteCommand({ RequestItems: { [this.table.name]: pending } }));
+        return (out.UnprocessedItems?.[this.table.name] ?? []) as typeof pending;
       });
     }
   }
 
   async records(keyId: string, date: string): Promise<UsageRecord[]> {
     const out: UsageRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(() =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': usagePk(keyId, date) },
-            ...(start && { ExclusiveStartKey: start }),
-          }),
-        ),
-      );
-      for (const { pk: _pk, sk: _sk, expiresAt: _e, ...r } of page.Items ?? []) out.push(r as UsageRecord);
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = this.table.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': usagePk(keyId, date) } });
+    for await (const { pk: _pk, sk: _sk, expiresAt: _e, ...r } of items) out.push(r as UsageRecord);
     return out;
   }
 

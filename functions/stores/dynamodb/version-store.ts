@@ -6,16 +6,15 @@ import {
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
-  ScanCommand,
-  type ScanCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { COLLECTIONS } from '#law/collections.ts';
 import { CORPORA, type Corpus, refId, type SectionRef, type SectionVersion, summarize, type VersionSummary } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
+import { forEachBounded } from '#shared/bounded.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
-import { assertItemFits, chunk, forEachBounded, guarded, isConditionFailure, untilProcessed } from './client.ts';
+import { assertItemFits, chunk, DynamoTable, isConditionFailure, untilProcessed } from './client.ts';
 
 /*
  * One table, three kinds of item (attribute `itemKind`), each domain object stored whole beside its keys:
@@ -52,28 +51,23 @@ interface PlannedWrite {
 }
 
 export class DynamoVersionStore implements VersionStore {
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly table: DynamoTable;
 
-  private call<T>(op: () => Promise<T>): Promise<T> {
-    return guarded('versions', op);
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new DynamoTable(doc, tableName, 'versions');
   }
 
   async findInForce(ref: SectionRef, date: string): Promise<SectionVersion | null> {
     // The latest version starting on or before `date`: sk begins with the local date, so `sk < date+1` selects them.
-    const out = await this.call(() =>
-      this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk < :nextDay',
-          ExpressionAttributeValues: { ':pk': refId(ref), ':nextDay': addDays(date, 1) },
-          ScanIndexForward: false,
-          Limit: 1,
-          ConsistentRead: true,
-        }),
-      ),
+    const out = await this.table.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        KeyConditionExpression: 'pk = :pk AND sk < :nextDay',
+        ExpressionAttributeValues: { ':pk': refId(ref), ':nextDay': addDays(date, 1) },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
     );
     const item = out.Items?.[0];
     if (!item) return null;
@@ -106,8 +100,8 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null> {
-    const out = await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: versionKey(ref, validFrom), ConsistentRead: true })),
+    const out = await this.table.send(
+      new GetCommand({ TableName: this.table.name, Key: versionKey(ref, validFrom), ConsistentRead: true }),
     );
     return out.Item ? domainOf<SectionVersion>(out.Item) : null;
   }
@@ -149,17 +143,15 @@ export class DynamoVersionStore implements VersionStore {
     const corpora = corpus ? [corpus] : CORPORA;
     const found = await Promise.all(
       corpora.map(async (c) => {
-        const out = await this.call(() =>
-          this.doc.send(
-            new QueryCommand({
-              TableName: this.tableName,
-              KeyConditionExpression: 'pk = :pk',
-              ExpressionAttributeValues: { ':pk': historyPk(jurisdiction, c) },
-              ProjectionExpression: 'sk',
-              Limit: 1,
-              ConsistentRead: true,
-            }),
-          ),
+        const out = await this.table.send(
+          new QueryCommand({
+            TableName: this.table.name,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': historyPk(jurisdiction, c) },
+            ProjectionExpression: 'sk',
+            Limit: 1,
+            ConsistentRead: true,
+          }),
         );
         return (out.Items?.length ?? 0) > 0;
       }),
@@ -176,14 +168,14 @@ export class DynamoVersionStore implements VersionStore {
         'getHistories',
         part.map((sk) => ({ pk, sk })),
         async (pending) => {
-          const out = await this.call(() =>
-            this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } })),
+          const out = await this.table.send(
+            new BatchGetCommand({ RequestItems: { [this.table.name]: { Keys: pending, ConsistentRead: true } } }),
           );
-          for (const item of out.Responses?.[this.tableName] ?? []) {
+          for (const item of out.Responses?.[this.table.name] ?? []) {
             const history = domainOf<KeyHistory>(item);
             found.set(history.key, history);
           }
-          return (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
+          return (out.UnprocessedKeys?.[this.table.name]?.Keys ?? []) as Key[];
         },
       ),
     );
@@ -218,7 +210,7 @@ export class DynamoVersionStore implements VersionStore {
             ExpressionAttributeValues: { ':rev': history.rev },
           };
     try {
-      await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ...condition })));
+      await this.table.send(new PutCommand({ TableName: this.table.name, Item: item, ...condition }));
     } catch (err) {
       if (isConditionFailure(err)) throw new ConcurrentUpdateError(`${what} is no longer at revision ${history.rev}`, { cause: err });
       throw err;
@@ -262,8 +254,8 @@ export class DynamoVersionStore implements VersionStore {
     type Request = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
     const requests: Request[] = batch.map((p) => (p.item ? { PutRequest: { Item: p.item } } : { DeleteRequest: { Key: p.key } }));
     await untilProcessed('applyWrites', requests, async (pending) => {
-      const out = await this.call(() => this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } })));
-      return (out.UnprocessedItems?.[this.tableName] ?? []) as Request[];
+      const out = await this.table.send(new BatchWriteCommand({ RequestItems: { [this.table.name]: pending } }));
+      return (out.UnprocessedItems?.[this.table.name] ?? []) as Request[];
     });
   }
 
@@ -271,17 +263,15 @@ export class DynamoVersionStore implements VersionStore {
     if (p.write.kind !== 'setValidTo') return;
     const { ref, validFrom, validTo } = p.write;
     try {
-      await this.call(() =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: p.key,
-            UpdateExpression: 'SET #validTo = :validTo',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#validTo': 'validTo' },
-            ExpressionAttributeValues: { ':validTo': validTo },
-          }),
-        ),
+      await this.table.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: p.key,
+          UpdateExpression: 'SET #validTo = :validTo',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#validTo': 'validTo' },
+          ExpressionAttributeValues: { ':validTo': validTo },
+        }),
       );
     } catch (err) {
       if (isConditionFailure(err)) throw new Error(`setValidTo: no stored ${describeVersion(ref, validFrom)}`, { cause: err });
@@ -291,7 +281,7 @@ export class DynamoVersionStore implements VersionStore {
 
   async putEdition(edition: EditionRecord): Promise<void> {
     const item: Item = { pk: editionPk(edition.collection), sk: `${edition.date}#${edition.id}`, itemKind: 'edition', ...edition };
-    await this.call(() => this.doc.send(new PutCommand({ TableName: this.tableName, Item: item })));
+    await this.table.send(new PutCommand({ TableName: this.table.name, Item: item }));
   }
 
   async listEditions(collection: string): Promise<EditionRecord[]> {
@@ -316,44 +306,22 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async ping(): Promise<void> {
-    await this.call(() =>
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' })),
-    );
+    await this.table.send(new GetCommand({ TableName: this.table.name, Key: { pk: 'ping', sk: 'ping' }, ProjectionExpression: 'pk' }));
   }
 
-  /** Every item a query selects, page by page; `pageLimit` caps each page (for reads that stop early). */
-  private async *query(input: Omit<QueryCommandInput, 'TableName'>, pageLimit?: () => number): AsyncIterable<Item> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const limit = pageLimit?.();
-      const out = await this.call(() =>
-        this.doc.send(
-          new QueryCommand({
-            ...input,
-            TableName: this.tableName,
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-            ...(limit && { Limit: limit }),
-          }),
-        ),
-      );
-      yield* out.Items ?? [];
-      start = out.LastEvaluatedKey;
-    } while (start);
+  /** Point reads and queries are strongly consistent (see the table's comment). */
+  private query(
+    input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+    pageLimit?: () => number,
+  ): AsyncIterable<Item> {
+    return this.table.query({ ...input, ConsistentRead: true }, pageLimit);
   }
 
-  private async *scanKind(kind: ItemKind): AsyncIterable<Item> {
-    const input: ScanCommandInput = {
-      TableName: this.tableName,
+  private scanKind(kind: ItemKind): AsyncIterable<Item> {
+    return this.table.scan({
       FilterExpression: '#itemKind = :kind',
       ExpressionAttributeNames: { '#itemKind': 'itemKind' },
       ExpressionAttributeValues: { ':kind': kind },
-    };
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.call(() => this.doc.send(new ScanCommand({ ...input, ExclusiveStartKey: start })));
-      yield* out.Items ?? [];
-      start = out.LastEvaluatedKey;
-    } while (start);
+    });
   }
 }
