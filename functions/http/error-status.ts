@@ -11,6 +11,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   bad_id: 400,
   bad_json: 400,
   too_many: 400,
+  query_too_long: 400,
   missing_bearer: 401,
   invalid_key: 401,
   missing_scope: 403,

@@ -1,12 +1,10 @@
 import * as z from 'zod';
 import 'zod-openapi';
 import { MAX_CITATIONS, MAX_TEXT_CHARS } from '#caselaw/resolve.ts';
+import { thousands } from '#shared/numbers.ts';
 import { positiveIntParam } from './schemas.ts';
 
 /** The case-law routes' inputs (schemas.ts holds the law's; the resources are in schemas-responses-caselaw.ts). */
-
-/** 64000 → `64,000`, without Intl: a first toLocaleString loads ICU's locale data, ~18 ms of a function's start. */
-const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
 const citationItem = z.union([
   z.string().trim().min(1).max(200),

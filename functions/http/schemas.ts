@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import 'zod-openapi';
 import { CORPORA } from '#law/model.ts';
+import { QUERY_MAX_CHARS, QUERY_MAX_WORDS, queryTooLong } from '#law/search.ts';
 import { isCalendarDate } from '#shared/dates.ts';
+import { thousands } from '#shared/numbers.ts';
 
 /**
  * The routes' inputs, built at load by the functions that parse them. Parameters arrive as query strings (GET) or
@@ -31,7 +33,19 @@ export const LookupInputSchema = z.object({
 });
 
 export const SearchInputSchema = z.object({
-  q: requiredText('keywords; every term must match', 'strangulation'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .superRefine((q, ctx) => {
+      const tooLong = queryTooLong(q);
+      if (tooLong) ctx.addIssue({ code: 'custom', message: tooLong });
+    })
+    .meta({
+      description: `keywords; every term must match. At most ${QUERY_MAX_WORDS} words (runs of letters and digits) and ${thousands(QUERY_MAX_CHARS)} characters`,
+      example: 'strangulation',
+      maxLength: QUERY_MAX_CHARS,
+    }),
   jurisdiction: z
     .string()
     .trim()
