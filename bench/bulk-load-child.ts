@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBulkFile } from '#ingest/courtlistener-bulk.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
-import { closePglite, openPgliteThread } from '#stores/postgres/pglite.ts';
+import { closePglite } from '#stores/postgres/pglite.ts';
+import { openPgliteThread } from '#stores/postgres/pglite-thread-client.ts';
 import { pgliteClient } from '#stores/postgres/sql-client.ts';
 
 const file = process.env.BULK_FILE;

@@ -71,7 +71,7 @@ interface SectionText {
 }
 
 /** A section's text as edition `edition` (1-based) shows it. Pure function of (section, edition). */
-function sectionText(pool: TextPool, section: number, edition: number): SectionText {
+export function sectionText(pool: TextPool, section: number, edition: number): SectionText {
   const rnd = prng(seedOf(section, 0));
   const pick = (r: () => number) => Math.floor(r() * pool.sentences.length);
   const heading = pool.catchlines[Math.floor(rnd() * pool.catchlines.length)]!;

@@ -13,6 +13,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   bad_parameter: 400,
   bad_request: 400,
   too_many: 400,
+  query_too_long: 400,
   missing_bearer: 401,
   invalid_key: 401,
   missing_scope: 403,

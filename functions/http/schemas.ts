@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import 'zod-openapi';
 import { CORPORA } from '#law/model.ts';
+import { QUERY_MAX_CHARS, QUERY_MAX_WORDS, queryTooLong } from '#law/search.ts';
 import { isCalendarDate } from '#shared/dates.ts';
+import { thousands } from '#shared/thousands.ts';
 import { MAX_SHORT_PARAM_CHARS } from './input-limits.ts';
 
 /**
@@ -9,8 +11,6 @@ import { MAX_SHORT_PARAM_CHARS } from './input-limits.ts';
  * JSON (POST); the schemas accept both and keep their messages short: the error code for each field comes from the
  * route's `fieldCodes`. The resources the API answers with are in schemas-responses.ts (the OpenAPI document's only).
  */
-
-const requiredText = (description: string, example: string) => z.string().trim().min(1).meta({ description, example });
 
 /** A short parameter: longer than MAX_SHORT_PARAM_CHARS is refused as malformed, never looked up and billed. */
 const shortText = () => z.string().max(MAX_SHORT_PARAM_CHARS);
@@ -36,7 +36,19 @@ export const LookupInputSchema = z.object({
 });
 
 export const SearchInputSchema = z.object({
-  q: requiredText('keywords; every term must match', 'strangulation'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .superRefine((q, ctx) => {
+      const tooLong = queryTooLong(q);
+      if (tooLong) ctx.addIssue({ code: 'custom', message: tooLong });
+    })
+    .meta({
+      description: `keywords; every term must match. At most ${QUERY_MAX_WORDS} words (runs of letters and digits) and ${thousands(QUERY_MAX_CHARS)} characters`,
+      example: 'strangulation',
+      maxLength: QUERY_MAX_CHARS,
+    }),
   jurisdiction: shortText()
     .trim()
     .optional()

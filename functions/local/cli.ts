@@ -18,7 +18,7 @@ import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts'
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
 import { openEmbeddedAccountStore } from './embedded-stores.ts';
-import { ADMIN_JOBS, type AdminJobName, localJobs, openLocalStores, serveLocal } from './local-runtime.ts';
+import { ADMIN_JOBS, type AdminJobName, type LocalServer, localJobs, openLocalStores, serveLocal } from './local-runtime.ts';
 import type { StageTarget } from './stage-accounts.ts';
 
 export interface CliIo {
@@ -106,6 +106,10 @@ export async function main(argv: string[], io: CliIo, cwd: string, stages: Reado
 }
 
 const DEFAULT_PORT = 8787;
+/** `asof serve` exits this long after SIGINT/SIGTERM at the latest (its close() itself takes a few seconds at most). */
+const HARD_STOP_MS = 10_000;
+/** …and at most this long after its close() is done. */
+const EXIT_AFTER_CLOSE_MS = 500;
 
 class UsageError extends Error {}
 
@@ -174,15 +178,43 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
     fallback: sharedTokenFallback(fallbackSettings(process.env), process.env[FALLBACK_ENV.token]?.trim() || null),
   });
   if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
-  await new Promise<void>((done) => {
+  return serveUntilSignalled(server, io);
+}
+
+/**
+ * `asof serve`'s end: on SIGINT or SIGTERM, close the server (a few seconds whatever is in flight, see
+ * LocalServer.close) and end the process: 0 when it closed, 1 when closing failed or took over HARD_STOP_MS, or on
+ * a second signal.
+ */
+export function serveUntilSignalled(server: Pick<LocalServer, 'close'>, io: CliIo): Promise<number> {
+  return new Promise<number>((done) => {
     const stop = () => {
       io.out('asof: stopping');
-      server.close().then(done, done);
+      const hardStop = () => {
+        io.err('asof: exiting before the server finished closing');
+        process.exit(1);
+      };
+      setTimeout(hardStop, HARD_STOP_MS).unref();
+      process.once('SIGINT', hardStop);
+      process.once('SIGTERM', hardStop);
+      server
+        .close()
+        .then(
+          () => 0,
+          (err: unknown) => {
+            io.err(`asof: stopping failed: ${err instanceof Error ? err.message : String(err)}`);
+            return 1;
+          },
+        )
+        .then((code) => {
+          // What dropped requests left behind (a refund retrying against the closed store) must not hold the process.
+          setTimeout(() => process.exit(code), EXIT_AFTER_CLOSE_MS).unref();
+          done(code);
+        });
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  return 0;
 }
 
 function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRequest {

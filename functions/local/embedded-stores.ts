@@ -20,9 +20,10 @@ import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
-import { closePglite, openPgliteThread } from '#stores/postgres/pglite.ts';
+import { closePglite } from '#stores/postgres/pglite.ts';
+import { openPgliteThread } from '#stores/postgres/pglite-thread-client.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
-import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
+import { pgliteClient, type SqlClient, type SqlTimeouts } from '#stores/postgres/sql-client.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
 
 /** Local table names: the same tables the AWS stack creates, with a local prefix. */
@@ -37,6 +38,18 @@ export interface EmbeddedStoreOptions {
    * stores (the benchmark measures both).
    */
   cache?: boolean;
+  /**
+   * The embedded PostgreSQL's time budgets (functions/stores/postgres/sql-client.ts; default DEFAULT_SQL_TIMEOUTS, the
+   * request budget overridable with ASOF_SQL_REQUEST_TIMEOUT_MS). A statement past its budget answers 503 and, on a
+   * data dir, is stopped by restarting PGlite's thread.
+   */
+  sqlTimeouts?: Partial<SqlTimeouts>;
+}
+
+/** The request budget from the environment, when it names a positive number of milliseconds. */
+function requestTimeoutFromEnv(): Partial<SqlTimeouts> {
+  const ms = Number(process.env.ASOF_SQL_REQUEST_TIMEOUT_MS);
+  return Number.isFinite(ms) && ms > 0 ? { request: ms } : {};
 }
 
 /** The production adapters on embedded stores: the DynamoDB adapter on dynalite, the PostgreSQL adapter on PGlite. */
@@ -81,10 +94,11 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   const doc = createDocumentClient(dynalite.access);
   await ensureTables(doc, LOCAL_TABLES);
   const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'));
-  const sql = pgliteClient(pglite);
+  const timeouts = { ...requestTimeoutFromEnv(), ...options.sqlTimeouts };
+  const sql = pgliteClient(pglite, { timeouts });
   await migrate(sql);
   // The replica's own client on the same instance, so that its failures are reported as caselaw_unavailable.
-  const caselawSql = pgliteClient(pglite, { store: 'caselaw' });
+  const caselawSql = pgliteClient(pglite, { store: 'caselaw', timeouts });
   await migrateCaseLaw(caselawSql);
   // PGlite sets modes of its own (0666 on the files of a new cluster): make them private again now, and at close.
   const privateAgain = () => (dataDir === null ? Promise.resolve() : makeDataDirPrivate(dataDir));

@@ -17,6 +17,7 @@ import type { IngestRequest } from '#ingest/jobs.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
+import type { SqlTimeouts } from '#stores/postgres/sql-client.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
@@ -28,13 +29,29 @@ const AUDIT_SCHEDULE_MS = 6 * 3600_000;
 const SAMPLE_STARTED = 'sample-corpus-started';
 const SAMPLE_LOADED = 'sample-corpus-loaded';
 const CASELAW_SAMPLE_LOADED = 'caselaw-sample-loaded';
+/** What requests, admin jobs and background tasks in flight get to finish when the server closes. */
+const SHUTDOWN_GRACE_MS = 2_000;
+/** How long closing waits for the usage records still to be written. */
+const SHUTDOWN_FLUSH_MS = 2_000;
+
+/** Waits for `work`, or `ms` at most (the work goes on unawaited). */
+const within = (ms: number, work: Promise<unknown> | undefined): Promise<unknown> =>
+  Promise.race([work, new Promise((done) => setTimeout(done, ms).unref())]);
 
 export interface LocalStores extends EmbeddedStores {
   now: () => Date;
 }
 
-export async function openLocalStores(opts: { dataDir: string | null; now?: () => Date; cache?: boolean }): Promise<LocalStores> {
-  const stores = await openEmbeddedStores(opts.dataDir, { ...(opts.cache !== undefined && { cache: opts.cache }) });
+export async function openLocalStores(opts: {
+  dataDir: string | null;
+  now?: () => Date;
+  cache?: boolean;
+  sqlTimeouts?: Partial<SqlTimeouts>;
+}): Promise<LocalStores> {
+  const stores = await openEmbeddedStores(opts.dataDir, {
+    ...(opts.cache !== undefined && { cache: opts.cache }),
+    ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
+  });
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
@@ -127,7 +144,7 @@ async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: s
  * The bundled CourtListener records into a replica that holds nothing yet (a data dir made before the case-law
  * replica existed gets them on its next start). A replica holding the operator's own data is left alone.
  */
-async function loadCaseLawSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
+export async function loadCaseLawSampleIfNeeded(stores: LocalStores, log: (line: string) => void): Promise<boolean> {
   if (await stores.ops.getMarker(CASELAW_SAMPLE_LOADED)) return false;
   if (await stores.caselaw.dataAsOf()) return false;
   const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { caselaw?: string[] };
@@ -173,6 +190,8 @@ export interface ServeOptions {
    */
   meter?: boolean;
   logger?: Logger;
+  /** The embedded PostgreSQL's time budgets per statement (see EmbeddedStoreOptions.sqlTimeouts). */
+  sqlTimeouts?: Partial<SqlTimeouts>;
 }
 
 /** `asof serve`: the whole API on embedded stores, the admin socket for other `asof` commands, and the schedules. */
@@ -184,6 +203,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     dataDir: opts.dataDir,
     ...(opts.now && { now: opts.now }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
+    ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
   });
   const jobs = localJobs(stores);
   if (opts.sample ?? true) {
@@ -252,15 +272,25 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     port,
     services,
     stores,
+    /**
+     * Within seconds whatever is in flight: stop accepting; requests, admin jobs and background tasks get a short
+     * grace, then their connections are dropped; usage records are flushed for at most a few seconds; the stores close
+     * (PGlite's thread is terminated if its statement in flight does not end: the data dir is recovered on the next start).
+     */
     async close() {
       timers.forEach(clearInterval);
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
-      if (admin) await new Promise<void>((done) => admin!.close(() => done()));
-      await Promise.allSettled([...background]);
-      await services.usageLog?.flush();
+      const httpClosed = new Promise<void>((done) => server.close(() => done()));
+      const adminClosed = new Promise<void>((done) => (admin ? admin.close(() => done()) : done()));
+      server.closeIdleConnections();
+      admin?.closeIdleConnections();
+      await within(SHUTDOWN_GRACE_MS, Promise.allSettled([httpClosed, adminClosed, ...background]));
+      server.closeAllConnections();
+      admin?.closeAllConnections();
+      await Promise.all([httpClosed, adminClosed]);
+      await within(
+        SHUTDOWN_FLUSH_MS,
+        services.usageLog?.flush().catch((err: unknown) => logger.warn('usage records lost at shutdown', { error: err })),
+      );
       if (opts.dataDir) await removeRuntimeInfo(opts.dataDir);
       await stores.close();
     },

@@ -1,12 +1,20 @@
-/** A store the request needs cannot be reached (connection refused, timeout, closed). Maps to a 503. */
+/**
+ * Why a store could not answer: it cannot be reached (refused, closed), it did not answer within the statement's
+ * time budget, or too much work is already waiting for it.
+ */
+export type UnavailableReason = 'unreachable' | 'timeout' | 'busy';
+
+/** A store the request needs cannot answer (connection refused, timeout, closed, overloaded). Maps to a 503. */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
+  readonly reason: UnavailableReason;
   constructor(
     readonly store: 'versions' | 'search' | 'ops' | 'accounts' | 'caselaw',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; reason?: UnavailableReason },
   ) {
     super(message, options);
+    this.reason = options?.reason ?? 'unreachable';
   }
 }
 
@@ -28,6 +36,7 @@ export type ErrorCode =
   | 'bad_parameter'
   | 'bad_request'
   | 'too_many'
+  | 'query_too_long'
   | 'missing_bearer'
   | 'invalid_key'
   | 'missing_scope'

@@ -13,14 +13,15 @@ import { loadBulkFiles } from '#ingest/courtlistener-bulk.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
-import { closePglite, openPgliteThread, type PgliteLike } from '#stores/postgres/pglite.ts';
+import { closePglite } from '#stores/postgres/pglite.ts';
+import { openPgliteThread, type PgliteThread } from '#stores/postgres/pglite-thread-client.ts';
 import { connectPostgres, pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 import { type CaseLawFixture, describeCaseLawStoreContract, SAMPLE_CASELAW_PATHS } from './caselaw-store.contract.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const TABLES = ['search_court', 'search_docket', 'search_opinioncluster', 'search_citation', 'search_opinion', 'search_opinionscited'];
 
-let pglite: Promise<PgliteLike> | undefined;
+let pglite: Promise<PgliteThread> | undefined;
 const sharedPglite = () => (pglite ??= openPgliteThread());
 afterAll(async () => {
   if (pglite) await closePglite(await pglite);

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SearchQuery } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { appliedVersions, migrate } from '#stores/postgres/migrations.ts';
-import { closePglite, openPglite, openPgliteThread, type PgliteLike } from '#stores/postgres/pglite.ts';
+import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
+import { openPgliteThread, type PgliteThread } from '#stores/postgres/pglite-thread-client.ts';
 import { chunkRows, PostgresSearchIndex, parseKeywords } from '#stores/postgres/search-index.ts';
 import { connectPostgres, pgliteClient, poolClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 import { describeSearchIndexContract, loadSampleDocuments, type SearchIndexFactory, searchDoc } from './search-index.contract.ts';
@@ -67,7 +68,7 @@ const serverFactory = (url: string): SearchIndexFactory => ({
 describeSearchIndexContract('PostgreSQL on PGlite', pgliteFactory);
 
 /** The same adapter on PGlite in a worker thread of its own, as the local runtime runs it. */
-let threaded: Promise<PgliteLike> | undefined;
+let threaded: Promise<PgliteThread> | undefined;
 afterAll(async () => {
   if (threaded) await closePglite(await threaded);
 });
@@ -201,6 +202,18 @@ function describePostgresSpecifics(
       expect((await index.search(query('"deposit security"'))).map((h) => h.citation.key)).toEqual([]);
       expect((await index.search(query('tenant or landlord'))).map((h) => h.citation.key)).toEqual([]);
       expect((await index.search(query('-security tenant'))).map((h) => h.citation.key).sort()).toEqual(['apart', 'phrase']);
+    });
+
+    it('counts a repeated word once: the same hits, ranks and snippets as the word said once', async () => {
+      const { index } = await fixture();
+      await index.upsert(loadSampleDocuments());
+      const hits = async (q: string) => (await index.search(query(q, { asOf: '2023-06-01' }))).map((h) => [h.citation.key, h.snippet]);
+
+      const once = await hits('council');
+
+      expect(once.length).toBeGreaterThan(1);
+      expect(await hits('council Council councils council')).toEqual(once);
+      expect(await hits(Array(32).fill('council').join(' '))).toEqual(once);
     });
 
     it("stems as the 'english' configuration does: strangled and strangulation are different words", async () => {

@@ -46,11 +46,11 @@ export const lawSearch = defineRoute({
   auth: lookupScope,
   units: 1,
   input: SearchInputSchema,
-  fieldCodes: { asOf: 'bad_as_of', corpus: 'bad_corpus', limit: 'bad_limit', q: 'missing_fields' },
+  fieldCodes: { asOf: 'bad_as_of', corpus: 'bad_corpus', limit: 'bad_limit', q: 'query_too_long' },
   tag: 'law',
   summary: 'Ranked lexical search over the law in force on a date',
   description: 'Every term must match (AND). Natural-language questions must be turned into keywords.',
   responses: { 200: { description: 'ranked hits', schema: 'SearchResponse' } },
-  errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'bad_limit', 'not_carried', 'statutes_unavailable'],
+  errors: ['missing_fields', 'query_too_long', 'bad_as_of', 'bad_corpus', 'bad_limit', 'not_carried', 'statutes_unavailable'],
   handle: handleSearch,
 });

@@ -85,6 +85,8 @@ export async function migrateCaseLaw(client: SqlClient, schema = DEFAULT_CASELAW
 }
 
 const CHUNK = 500;
+/** The reads answer requests (cases, cited-by, citation lookups); writes keep the default job budget. */
+const READ = { budget: 'request' } as const;
 
 interface ClusterSqlRow {
   id: string;
@@ -133,6 +135,7 @@ export class PostgresCaseLawStore implements CaseLawStore {
              ON c.reporter = f.reporter AND c.volume = f.volume AND c.page = f.page
           ORDER BY c.cluster_id`,
         [part.map((f) => f.volume), part.map((f) => f.reporter), part.map((f) => f.page)],
+        READ,
       );
       for (const r of rows) {
         const key = formKey(r);
@@ -176,7 +179,11 @@ export class PostgresCaseLawStore implements CaseLawStore {
 
   async clusters(ids: readonly number[]): Promise<ClusterRecord[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.sql.query<ClusterSqlRow>(`${this.clusterSelect('WHERE oc.id = ANY($1::bigint[])')} ORDER BY oc.id`, [ids]);
+    const { rows } = await this.sql.query<ClusterSqlRow>(
+      `${this.clusterSelect('WHERE oc.id = ANY($1::bigint[])')} ORDER BY oc.id`,
+      [ids],
+      READ,
+    );
     return rows.map(PostgresCaseLawStore.record);
   }
 
@@ -188,6 +195,7 @@ export class PostgresCaseLawStore implements CaseLawStore {
          JOIN ${this.s}.search_opinion citing ON citing.id = oc.citing_opinion_id
         WHERE cited.cluster_id = $1 AND citing.cluster_id <> $1`,
       [id],
+      READ,
     );
     return Number(rows[0]?.n ?? 0);
   }
@@ -207,6 +215,7 @@ export class PostgresCaseLawStore implements CaseLawStore {
         ORDER BY q.citation_count DESC, q.id
         LIMIT $2`,
       [id, limit, after?.citationCount ?? null, after?.id ?? 0],
+      READ,
     );
     return rows.map((r) => ({ cluster: PostgresCaseLawStore.record(r), depth: Number(r.depth) }));
   }
@@ -214,12 +223,14 @@ export class PostgresCaseLawStore implements CaseLawStore {
   async courts(): Promise<Array<{ id: string; citationString: string }>> {
     const { rows } = await this.sql.query<{ id: string; citation_string: string }>(
       `SELECT id, citation_string FROM ${this.s}.search_court WHERE citation_string <> ''`,
+      [],
+      READ,
     );
     return rows.map((r) => ({ id: r.id, citationString: r.citation_string }));
   }
 
   async dataAsOf(): Promise<string | null> {
-    const { rows } = await this.sql.query<{ value: string }>(`SELECT value FROM ${this.s}.replica_meta WHERE key = 'dataAsOf'`);
+    const { rows } = await this.sql.query<{ value: string }>(`SELECT value FROM ${this.s}.replica_meta WHERE key = 'dataAsOf'`, [], READ);
     return rows[0]?.value ?? null;
   }
 
@@ -330,6 +341,6 @@ export class PostgresCaseLawStore implements CaseLawStore {
   }
 
   async ping(): Promise<void> {
-    await this.sql.query('SELECT 1');
+    await this.sql.query('SELECT 1', [], { budget: 'probe' });
   }
 }
