@@ -21,7 +21,7 @@ const PUBLIC_ERRORS: readonly ErrorCode[] = ['rate_limited'];
  * path or method, too slow, a body over 1 MiB, a request line and headers over 16 KiB. In the document once, as the
  * `TransportError` schema, rather than under every operation.
  */
-export const TRANSPORT_ERRORS = [
+const TRANSPORT_ERRORS = [
   'bad_request',
   'no_route',
   'method_not_allowed',

@@ -25,7 +25,7 @@ export const asOfParam = z
 /** A positive integer, given as a JSON number (POST) or as digits (query string). */
 export const positiveIntParam = z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.int().min(1));
 
-export const corpusParam = z.enum(CORPORA).optional().meta({ description: 'one of the six corpus values' });
+const corpusParam = z.enum(CORPORA).optional().meta({ description: 'one of the six corpus values' });
 export const jurisdictionParam = requiredShortText('short jurisdiction code', 'us').transform((s) => s.toLowerCase());
 
 export const LookupInputSchema = z.object({

@@ -3,8 +3,8 @@ import { thousands } from '#shared/thousands.ts';
 import type { Corpus } from './model.ts';
 import type { SearchHit, SearchIndex, VersionStore } from './ports.ts';
 
-export const SEARCH_LIMIT_DEFAULT = 10;
-export const SEARCH_LIMIT_MAX = 50;
+const SEARCH_LIMIT_DEFAULT = 10;
+const SEARCH_LIMIT_MAX = 50;
 
 /**
  * Bounds on `q` that keep one search's work bounded: a search costs about one pass over the matching versions per
@@ -35,7 +35,7 @@ export interface SearchParams {
 }
 
 /** `all` or absent → every jurisdiction (null); otherwise the distinct lowercase codes of the list. */
-export function parseJurisdictions(raw: string | undefined): string[] | null {
+function parseJurisdictions(raw: string | undefined): string[] | null {
   if (raw === undefined) return null;
   const codes = [
     ...new Set(

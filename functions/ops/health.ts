@@ -6,7 +6,7 @@ import type { HealthVerdict, OpsStore } from './ports.ts';
 /** The probe runs at most this often, however often the endpoint is called. */
 export const PROBE_INTERVAL_SECONDS = 300;
 /** A verdict older than this is reported as unknown. */
-export const VERDICT_MAX_AGE_SECONDS = 900;
+const VERDICT_MAX_AGE_SECONDS = 900;
 export const SERVICE_NAME = 'asof';
 
 export interface HealthRecord {

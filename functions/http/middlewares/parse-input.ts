@@ -37,7 +37,7 @@ function bodyOf(event: Event): Record<string, unknown> {
  * validates both. A parameter is given once: twice in the query string, or in two places, is refused rather than
  * one of the values silently chosen.
  */
-export function rawParams(
+function rawParams(
   request: Pick<HttpRequest, 'event'>,
   fieldCodes: FieldCodes = {},
   known: (name: string) => boolean = () => true,

@@ -16,7 +16,7 @@ import { chunk, DynamoTable, isConditionFailure, untilProcessed } from './client
  */
 type IdItem = { pk: string; sk: string; hash: string };
 
-export const keyItemKey = (hash: string) => ({ pk: `key#${hash}`, sk: 'key' });
+const keyItemKey = (hash: string) => ({ pk: `key#${hash}`, sk: 'key' });
 export const idItemKey = (id: string) => ({ pk: 'keyid', sk: id });
 
 function recordOf(item: Record<string, unknown>): ApiKeyRecord {

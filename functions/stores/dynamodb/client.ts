@@ -176,7 +176,7 @@ export async function untilProcessed<T>(what: string, initial: T[], round: (pend
 }
 
 /** DynamoDB's item limit: attribute names plus values, strings counted in UTF-8 bytes. */
-export const MAX_ITEM_BYTES = 400 * 1024;
+const MAX_ITEM_BYTES = 400 * 1024;
 
 function valueBytes(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;

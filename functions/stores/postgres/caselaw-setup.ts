@@ -42,7 +42,7 @@ export type AdminConnect = (database: string) => Promise<SqlClient>;
 const DUPLICATE_DATABASE = '42P04';
 
 /** Creates `database` unless it exists; true when this call created it. */
-export async function ensureDatabase(maintenance: SqlClient, database: string): Promise<boolean> {
+async function ensureDatabase(maintenance: SqlClient, database: string): Promise<boolean> {
   const name = quoteIdentifier(database, 'database name');
   const { rows } = await maintenance.query('SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1', [database]);
   if (rows.length) return false;
@@ -65,7 +65,7 @@ const settled = (access: CaseLawAccess): Required<CaseLawAccess> => ({ iamRole: 
  * schema it may read, insert and update (the fallback's backfill upserts), never delete, truncate or alter, and it
  * does not see the migrations' bookkeeping. Privileges granted by hand beyond these are revoked.
  */
-export function accessStatements(access: CaseLawAccess): string {
+function accessStatements(access: CaseLawAccess): string {
   const a = settled(access);
   const user = quoteIdentifier(a.user, 'role name');
   const iam = quoteIdentifier(a.iamRole, 'role name');
@@ -151,7 +151,7 @@ export async function readAccess(db: SqlClient, access: CaseLawAccess): Promise<
 }
 
 /** The entries that differ, as `what: before → after`. */
-export function changesBetween(before: Record<string, string>, after: Record<string, string>): string[] {
+function changesBetween(before: Record<string, string>, after: Record<string, string>): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   return keys.filter((k) => before[k] !== after[k]).map((k) => `${k}: ${before[k] ?? 'absent'} → ${after[k] ?? 'absent'}`);
 }

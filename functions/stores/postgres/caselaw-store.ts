@@ -10,7 +10,7 @@ import type { SqlClient } from './sql-client.ts';
 
 export const DEFAULT_CASELAW_SCHEMA = 'caselaw';
 
-export const CASELAW_MIGRATIONS: readonly Migration[] = [
+const CASELAW_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'courtlistener_tables',

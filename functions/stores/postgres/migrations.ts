@@ -62,7 +62,7 @@ export interface Migration {
 }
 
 /** Migrations of the search index, in order. Never edit an applied one: append a new version. */
-export const SEARCH_MIGRATIONS: readonly Migration[] = [
+const SEARCH_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'search_documents',

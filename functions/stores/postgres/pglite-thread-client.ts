@@ -13,7 +13,7 @@ export interface StatementOptions {
 }
 
 /** A statement did not finish by its deadline (SQLSTATE 57014, as PostgreSQL's statement_timeout reports it). */
-export class StatementTimeoutError extends Error {
+class StatementTimeoutError extends Error {
   override readonly name = 'StatementTimeoutError';
   readonly code = '57014';
   constructor(readonly timeoutMs: number) {
@@ -22,7 +22,7 @@ export class StatementTimeoutError extends Error {
 }
 
 /** Too many statements are already waiting for the thread (SQLSTATE 53000, insufficient resources). */
-export class StatementQueueFullError extends Error {
+class StatementQueueFullError extends Error {
   override readonly name = 'StatementQueueFullError';
   readonly code = '53000';
   constructor(readonly waiting: number) {
