@@ -25,7 +25,7 @@ interface AutocannonRequest {
   path?: string;
   headers?: Record<string, string>;
   setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
-  onResponse?: (status: number, body: string) => void;
+  onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string | string[]>) => void;
 }
 interface AutocannonOptions {
   url: string;
@@ -65,22 +65,27 @@ export interface LoadResult {
   cpu: { server: number; loadGenerator: number; other: number };
   /** Up to 5 distinct bodies of 5xx answers (error code and message), with how often each came. */
   serverErrors: { body: string; count: number }[];
+  /** 503 answers without a Retry-After header (every 503 should carry one). */
+  unavailableWithoutRetryAfter?: number;
 }
 
 /** Collects distinct 5xx bodies (the request id, different in each, is blanked so equal errors group). */
 function errorCollector() {
   const seen = new Map<string, number>();
+  let withoutRetryAfter = 0;
   return {
-    add(status: number, body: string) {
+    add(status: number, body: string, retryAfter: unknown) {
+      if (status === 503 && !retryAfter) withoutRetryAfter++;
       if (status < 500) return;
       const key = `${status} ${body.replace(/"requestId":"[^"]*"/, '"requestId":"…"').slice(0, 400)}`;
       if (seen.has(key) || seen.size < 5) seen.set(key, (seen.get(key) ?? 0) + 1);
     },
     list: () => [...seen].map(([body, count]) => ({ body, count })),
+    withoutRetryAfter: () => withoutRetryAfter,
   };
 }
 
-function percentiles(values: number[]): Percentiles {
+export function percentiles(values: number[]): Percentiles {
   if (values.length === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
@@ -131,7 +136,8 @@ function once(
           {
             method: 'GET',
             setupRequest: (req) => ({ ...req, path: pick(), headers: { ...opts.headers } }),
-            onResponse: (status, body) => errors.add(status, String(body)),
+            onResponse: (status, body, _context, headers) =>
+              errors.add(status, String(body), Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after')?.[1]),
           },
         ],
       },
@@ -176,6 +182,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     ...(opts.serverPid && { serverRss: procStatus(opts.serverPid) }),
     cpu: { server, loadGenerator: self, other },
     serverErrors: errors.list(),
+    unavailableWithoutRetryAfter: errors.withoutRetryAfter(),
   };
 }
 
@@ -292,7 +299,7 @@ export async function runSequentialDuring(
       const res = await fetch(`${opts.origin}${path}`, { headers: opts.headers });
       const text = await res.text();
       bytes += Buffer.byteLength(text);
-      serverErrors.add(res.status, text);
+      serverErrors.add(res.status, text, res.headers.get('retry-after'));
       const list = latencies.get(res.status) ?? [];
       list.push(performance.now() - began);
       latencies.set(res.status, list);
@@ -321,5 +328,6 @@ export async function runSequentialDuring(
     serverRss: procStatus(opts.serverPid),
     cpu: { server, loadGenerator: self, other: (after.machineBusyS - before.machineBusyS) / wallS - server - self },
     serverErrors: serverErrors.list(),
+    unavailableWithoutRetryAfter: serverErrors.withoutRetryAfter(),
   };
 }

@@ -8,6 +8,8 @@ import { startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { Sha256 } from '#stores/dynamodb/signature-check.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
+import { openPgliteThread } from '#stores/postgres/pglite-thread-client.ts';
+import { pgliteClient } from '#stores/postgres/sql-client.ts';
 
 /**
  * In-process costs of single pieces: the pure functions a request runs, and one round trip to each embedded store
@@ -133,6 +135,17 @@ export async function pureFigures(sampleBody: string): Promise<OpsFigure[]> {
     out.push(await measure('PGlite SELECT 1 (in memory), one at a time', () => pg.query('SELECT 1')));
   } finally {
     await closePglite(pg);
+  }
+  // The same through the server's path: PGlite in its worker thread, the queue on this side (one statement in flight,
+  // each with a deadline), the SQL client on top. The difference from the row above is what the thread and the queue cost.
+  const thread = await openPgliteThread();
+  try {
+    const sql = pgliteClient(thread);
+    const select = () => sql.query('SELECT 1', [], { budget: 'request' });
+    out.push(await measure('PGlite SELECT 1 in its worker thread via the SQL client (request budget), one at a time', select));
+    out.push(await measureConcurrent('the same, 16 in flight (15 wait in the queue)', select, 16));
+  } finally {
+    await thread.close();
   }
   return out;
 }

@@ -1,12 +1,16 @@
+import { QUERY_MAX_CHARS, QUERY_MAX_WORDS } from '#law/search.ts';
+import { DEFAULT_SQL_TIMEOUTS } from '#stores/postgres/sql-client.ts';
+import type { AvailabilityPhase, AvailabilityResults } from './availability.ts';
 import type { BulkLoadFigure } from './bulk-load.ts';
 import type { BundleFigure, BundleResults } from './bundles.ts';
 import type { CitationResults } from './citations.ts';
-import type { LoadResult } from './http-load.ts';
+import { type LoadResult, percentiles } from './http-load.ts';
 import type { Machine } from './machine.ts';
 import type { CpuBreakdown, IngestBreakdown } from './profile.ts';
 import type { OpsFigure } from './pure.ts';
 import type { ScaleIngest } from './scale.ts';
 import type { SearchMatches } from './search-matches.ts';
+import type { SearchTermCell, SearchTermCosts } from './search-terms.ts';
 import type { StartupFigure } from './startup.ts';
 import { EDITION_DATES, SECTIONS_PER_CHAPTER, SYNTHETIC_TITLE } from './synthetic-uslm.ts';
 import { SAMPLE_DATES, SEARCH_QUERIES } from './targets.ts';
@@ -68,6 +72,9 @@ export interface BenchResults {
     warmStarts: number;
     sections: number;
     keys: number;
+    /** § 7: the hostile clients of each phase after the baseline, and each phase's length. */
+    hostileClients?: number[];
+    availabilityS?: number;
   };
   cliFloorMs: number;
   pure: OpsFigure[];
@@ -89,6 +96,10 @@ export interface BenchResults {
   bundles?: BundleResults;
   bundlesRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
+  /** § 6: search cost by the number of words of `q`, on the scale store. */
+  searchTerms?: SearchTermCosts | null;
+  /** § 7: the scale server (no cache) under a hostile search load. */
+  availability?: AvailabilityResults | null;
   profiles: CpuBreakdown[];
   ingestProfile: IngestBreakdown | null;
   /** Set when the run stopped early: what is above it was measured, the rest not. */
@@ -245,6 +256,21 @@ export function renderReport(r: BenchResults): string {
         `| lookup at scale ÷ sample: p50 / p99 (200s only) | | | ${grow(s.http, sc.http)} | ${grow(s.httpNoCache, sc.httpNoCache)} | must not grow |`,
         `| lookup at scale ÷ sample, 1 connection: p50 / p99 (200s only) | | | ${growC1(s.http, sc.http)} | ${growC1(s.httpNoCache, sc.httpNoCache)} | must not grow |`,
         `| search at scale ÷ sample: p50 / p99 (${c} conn.), p50 (1 conn.) | | | ${growSearch(s.http, sc.http)} | ${growSearch(s.httpNoCache, sc.httpNoCache)} | |`,
+      );
+    }
+    if (r.searchTerms) {
+      const w = costliestAccepted(r.searchTerms);
+      push(
+        `| costliest search the API accepts (${w.words} words, § 6), alone on the adapter (ms) | | | | ${ms(w.medianMs)} | ≤ ${sec(REQUEST_BUDGET_MS)} budget: ${verdict(w.medianMs <= REQUEST_BUDGET_MS)} |`,
+      );
+    }
+    const base = r.availability?.phases.find((p) => p.clients === 0);
+    for (const p of base ? r.availability!.phases.filter((x) => x.clients > 0) : []) {
+      const share = (l: LoadResult, status: string) => pct((l.byStatus[status]?.count ?? 0) / Math.max(1, l.requests));
+      push(
+        `| under ${p.clients} hostile clients of it (§ 7): lookup p50 / p99 ÷ without; cheap searches answered 200; \`/health/corpus\` 200; probe verdicts ok; PGlite restarts | | | | ` +
+          `${ratio(p.lookup.latency.p50 / base!.lookup.latency.p50)} / ${ratio(p.lookup.latency.p99 / base!.lookup.latency.p99)}; ${share(p.search, '200')}; ` +
+          `${share(p.health, '200')}; ${p.probes.filter((x) => x.detail === 'ok').length} of ${p.probes.length}; ${p.restartsReopenMs.length} in ${p.durationS} s | |`,
       );
     }
     if (r.meter) {
@@ -527,7 +553,148 @@ export function renderReport(r: BenchResults): string {
       );
     push('');
   }
+  if (r.searchTerms) push(...searchTermsSection(r.searchTerms));
+  if (r.availability) push(...availabilitySection(r.availability, r.settings.keys));
   return `${L.join('\n')}\n`;
+}
+
+const REQUEST_BUDGET_MS = DEFAULT_SQL_TIMEOUTS.request;
+
+/** The costliest query of § 6 the API accepts, by its median (the hostile query of § 7). */
+export function costliestAccepted(costs: SearchTermCosts): SearchTermCell & { shape: string } {
+  const cells = costs.shapes.flatMap((sh) => sh.cells.filter((c) => c.accepted).map((c) => ({ ...c, shape: sh.name })));
+  return cells.reduce((a, c) => (c.medianMs > a.medianMs ? c : a));
+}
+
+/** § 6: search cost by the number of words of `q` (also printed by `node --import tsx bench/search-terms.ts DATA_DIR`). */
+export function searchTermsSection(t: SearchTermCosts): string[] {
+  const worst = costliestAccepted(t);
+  const overBudget = t.shapes.flatMap((sh) => sh.cells.filter((c) => c.accepted && c.medianMs > REQUEST_BUDGET_MS).map(() => sh.name));
+  return [
+    '## 6. Search cost by the number of words of `q` (issue 15)',
+    '',
+    `On the scale store (${int(t.documents)} versions in the search table), after its servers stopped: the PostgreSQL search adapter over an in-process ` +
+      `PGlite opened on the data dir (bench/search-terms.ts), one search at a time, in force on ${t.asOf}, limit 10. In process a statement has no ` +
+      'budget and runs to its end, so queries the API refuses are measured too. The words are those of the synthetic title, ranked by how many of ' +
+      'its sentences hold them (words of 3 letters or fewer and near-stop words aside). ' +
+      `Median of 3 searches in ms (one search when the first took over 10 s), by the number of words k. The API takes at most ${QUERY_MAX_WORDS} words ` +
+      `and ${int(QUERY_MAX_CHARS)} characters (else \`400 query_too_long\`): **†** marks a query it refuses, measured on the adapter only. ` +
+      `Through the API a search has ${sec(REQUEST_BUDGET_MS)}, waiting for PGlite included (\`503\` past it).`,
+    '',
+    `| query | ${t.termCounts.map((k, i) => (i ? String(k) : `k = ${k}`)).join(' | ')} |`,
+    `|---|${t.termCounts.map(() => '--:').join('|')}|`,
+    ...t.shapes.map((sh) => `| ${sh.name} | ${sh.cells.map((c) => `${ms(c.medianMs)}${c.accepted ? '' : ' †'}`).join(' | ')} |`),
+    '',
+    `Costliest query the API accepts: ${worst.shape} at ${worst.words} words (${worst.hits} hits), **${ms(worst.medianMs)} ms** alone ` +
+      `(within the ${sec(REQUEST_BUDGET_MS)} request budget: ${verdict(worst.medianMs <= REQUEST_BUDGET_MS)}); it is the hostile query of § 7. ` +
+      (overBudget.length
+        ? `Accepted queries slower than the budget alone (always a 503 through the API, and a PGlite restart each): ${overBudget.length}, of ${[...new Set(overBudget)].map((n) => `"${n}"`).join(', ')}.`
+        : 'No query the API accepts took longer than the budget alone.'),
+    '',
+  ];
+}
+
+const statusCounts = (r: LoadResult) =>
+  Object.entries(r.byStatus)
+    .map(([st, v]) => `${st}×${int(v.count)}`)
+    .join(' ') + (r.errors ? ` (${r.errors} socket errors)` : '');
+/** 503 bodies of a run by their message (the request id blanked): timeout or busy. */
+const unavailableBy = (r: LoadResult, what: RegExp) =>
+  r.serverErrors.filter((e) => e.body.startsWith('503 ') && what.test(e.body)).reduce((n, e) => n + e.count, 0);
+
+/** § 7: the scale server, no cache, under a hostile search load. */
+function availabilitySection(a: AvailabilityResults, keys: number): string[] {
+  const base = a.phases.find((p) => p.clients === 0);
+  const loaded = a.phases.filter((p) => p.clients > 0);
+  if (!base) return [];
+  const d = base.durationS;
+  const probeRun = (p: AvailabilityPhase): LoadResult => {
+    const byDetail = new Map<string, number[]>();
+    for (const pr of p.probes) byDetail.set(pr.detail, [...(byDetail.get(pr.detail) ?? []), pr.ms]);
+    return {
+      name: 'corpus probe',
+      connections: 1,
+      durationS: p.durationS,
+      requests: p.probes.length,
+      rps: p.probes.length / p.durationS,
+      latency: percentiles(p.probes.map((pr) => pr.ms)),
+      byStatus: Object.fromEntries([...byDetail].map(([k, v]) => [k, { count: v.length, latency: percentiles(v) }])),
+      errors: 0,
+      timeouts: 0,
+      meanBytes: 0,
+      cpu: { server: NaN, loadGenerator: NaN, other: NaN },
+      serverErrors: [],
+    };
+  };
+  const kinds: [string, (p: AvailabilityPhase) => LoadResult][] = [
+    ['lookup', (p) => p.lookup],
+    [`cheap search \`${decodeURIComponent(a.cheap.path.replace(/^.*\?/, ''))}\``, (p) => p.search],
+    ['`GET /v1/health/corpus`', (p) => p.health],
+    ['corpus probe through the admin socket (`asof probe`); statuses: verdicts', probeRun],
+  ];
+  const rows = kinds.flatMap(([name, of]) => {
+    const b = of(base);
+    return a.phases.map((p) => {
+      const l = of(p);
+      const vs =
+        p === base
+          ? ''
+          : `${ratio(l.latency.p50 / b.latency.p50)} / ${ratio(l.latency.p99 / b.latency.p99)} / ${ratio(l.latency.max / b.latency.max)}`;
+      return `| ${name} | ${p.clients} | ${int(l.requests)} | ${statusCounts(l)} | ${ms(l.latency.p50)} | ${ms(l.latency.p99)} | ${ms(l.latency.max)} | ${vs} |`;
+    });
+  });
+  const hostileRow = (p: AvailabilityPhase) => {
+    const h = p.hostile!;
+    const ok = h.byStatus['200'];
+    const unavailable = h.byStatus['503'];
+    const other = h.requests - (ok?.count ?? 0) - (unavailable?.count ?? 0);
+    const reopen = p.restartsReopenMs;
+    return (
+      `| ${p.clients} | ${int(h.requests)} (${h.rps.toFixed(1)}/s) | ${int(ok?.count ?? 0)} | ${int(unavailableBy(h, /did not answer in time/))} | ${int(unavailableBy(h, /too busy/))} | ` +
+      `${int(other)}${h.errors ? ` + ${h.errors} socket errors` : ''} | ${h.unavailableWithoutRetryAfter ?? '–'} | ${ok ? `${ms(ok.latency.p50)} / ${ms(ok.latency.max)}` : '–'} | ` +
+      `${unavailable ? `${ms(unavailable.latency.p50)} / ${ms(unavailable.latency.max)}` : '–'} | ${reopen.length}${reopen.length ? ` (${ms(median(reopen))} / ${ms(Math.max(...reopen))})` : ''} | ` +
+      `${sec(p.drainMs)} | ${cores(h.cpu.server)} | ${mib(p.rss.before)} → ${mib(p.rss.after)} (${mib(p.rss.hwm)}) |`
+    );
+  };
+  const worstAnswer = Math.max(...loaded.map((p) => p.hostile!.latency.max));
+  const missingRetryAfter = a.phases.reduce(
+    (n, p) =>
+      n + [p.lookup, p.search, p.health, ...(p.hostile ? [p.hostile] : [])].reduce((m, l) => m + (l.unavailableWithoutRetryAfter ?? 0), 0),
+    0,
+  );
+  return [
+    '## 7. Availability: what a hostile search load does to everyone else (issue 15)',
+    '',
+    '`asof serve --no-cache` on the scale store, right after the loads of § 2 (every search reaches PGlite: one statement at a time, at most 64 ' +
+      `waiting, ${sec(REQUEST_BUDGET_MS)} per request's statement waiting included, one still running at its deadline stopped by restarting PGlite's thread; ` +
+      'docs/DECISIONS.md, "Bounded work"). **Hostile clients:** N autocannon connections, each sending the costliest search the API accepts ' +
+      `(§ 6: ${a.hostile.shape}, ${a.hostile.words} words, ${ms(a.hostile.adapterMs)} ms alone) back to back for ${d} s, their keys rotating over ` +
+      `${int(keys)} pro keys (no rate limit meets them). **Meanwhile**, each by a client of its own sending one request at a time: a lookup (the scale lookup ` +
+      `pool of ${int(a.lookupPaths)} requests: DynamoDB only), a cheap search (the cheapest query of the scale search pool, no cache), and ` +
+      '`GET /v1/health/corpus` (the stored probe verdict, read from DynamoDB); and the corpus probe run through the admin socket as `asof probe` does ' +
+      "(its PGlite ping goes ahead of every waiting statement), again 1 s after each answer, its time including the probe's DynamoDB reads. " +
+      `First the same ${d} s with no hostile client: the baseline (hostile clients 0). PGlite restarts: the server's warning for each, read from its log.`,
+    '',
+    '| request, one at a time | hostile clients | answers | statuses | p50 ms | p99 ms | max ms | p50 / p99 / max ÷ baseline |',
+    '|---|--:|--:|---|--:|--:|--:|--:|',
+    ...rows,
+    '',
+    'What the hostile clients got (the last requests in flight when the load stopped are not counted; "drain": from the end of the load until ' +
+      'the cheap search answered 200 again):',
+    '',
+    '| hostile clients | answers | 200 | 503 "did not answer in time" | 503 "too busy" | other | 503 without Retry-After | 200 p50 / max ms | 503 p50 / max ms | PGlite restarts (reopen median / max ms) | drain | server CPU (cores, both threads) | server RSS before → after (peak) |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...loaded.map(hostileRow),
+    '',
+    `Slowest answer to a hostile client: ${sec(worstAnswer)} (the budget is ${sec(REQUEST_BUDGET_MS)}, waiting included). ` +
+      `503 answers without \`Retry-After\`, all clients of all phases: ${missingRetryAfter}. ` +
+      `Searches PGlite completed during each load (hostile and cheap answered 200): ${loaded
+        .map((p) => `${int((p.hostile!.byStatus['200']?.count ?? 0) + (p.search.byStatus['200']?.count ?? 0))} with ${p.clients} clients`)
+        .join(
+          ', ',
+        )}, in ${d} s each, where one after another it runs about ${int((d * 1000) / a.hostile.adapterMs)} of the hostile query alone (§ 6).`,
+    '',
+  ];
 }
 
 function citationSection(c: CitationResults): string[] {

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { measureAvailability } from './availability.ts';
 import { bulkLoadFigures } from './bulk-load.ts';
 import { bundleFigures } from './bundles.ts';
 import { citationFigures } from './citations.ts';
@@ -24,10 +25,19 @@ import { machine } from './machine.ts';
 import { createKeys, procStatus, REPO, type RunningServer, rotatingAuth, startServer } from './proc.ts';
 import { type CpuBreakdown, profileIngest, profileLoad } from './profile.ts';
 import { pureFigures } from './pure.ts';
-import { type BareResults, type BenchResults, type MeterResults, type PoolStats, renderReport, type SizeHttp } from './report.ts';
+import {
+  type BareResults,
+  type BenchResults,
+  costliestAccepted,
+  type MeterResults,
+  type PoolStats,
+  renderReport,
+  type SizeHttp,
+} from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { buildScaleStore } from './scale.ts';
 import { searchMatches } from './search-matches.ts';
+import { searchTermCosts, TERMS_AS_OF } from './search-terms.ts';
 import { cliFloorMs, startupFigure, warmStarts } from './startup.ts';
 import { textPool } from './synthetic-uslm.ts';
 import {
@@ -35,6 +45,7 @@ import {
   SEARCH_QUERIES,
   sampleLookupPaths,
   sampleSearchPaths,
+  searchPath,
   syntheticLookupPaths,
   syntheticSearchPaths,
 } from './targets.ts';
@@ -64,6 +75,9 @@ const settings = {
    * ceiling; the statuses of every run are reported, so a 429 would show.
    */
   keys: 4_000,
+  /** § 7: hostile clients of each phase after the baseline, and how long each phase lasts. */
+  hostileClients: quick ? [16] : [16, 32, 128],
+  availabilityS: quick ? 10 : 30,
 };
 if (!Number.isInteger(settings.sections) || settings.sections < 1)
   throw new Error(`--sections must be a positive integer (got ${args.sections})`);
@@ -281,6 +295,8 @@ const results: BenchResults = {
   citations: null,
   bulkLoad: [],
   scale: null,
+  searchTerms: null,
+  availability: null,
   profiles: [],
   ingestProfile: null,
   error: null,
@@ -427,10 +443,35 @@ try {
   const scaleHttp = await measureServer('scale', big, bigHeaders, lookupPaths, searchPaths, false);
   await big.stop();
   running.length = 0;
+  // PGlite takes one process per data dir: measured here, in this process, while no server holds it.
+  log('scale: search cost by the number of words of q (the search adapter on the data dir, in process)');
+  results.searchTerms = await searchTermCosts(dataDir, pool, log);
   log('scale: the same loads on `asof serve --no-cache`');
   const bigUncached = await startServer(dataDir, { cache: false });
   running.push(bigUncached);
   const scaleHttpNoCache = await measureServer('scale, no cache', bigUncached, bigHeaders, lookupPaths, searchPaths, false);
+  const hostile = costliestAccepted(results.searchTerms);
+  // The cheap search: the scale pool's cheapest query that has hits, at a date of the pool.
+  const cheap = scaleHttpNoCache.http.searchByQuery
+    .filter((b) => b.meanHits > 0)
+    .reduce((a, b) => (b.medianMs < a.medianMs ? b : a), scaleHttpNoCache.http.searchByQuery[0]!);
+  const hostilePath = searchPath(hostile.q, TERMS_AS_OF, null);
+  const [accepted] = await probePaths(new URL(bigUncached.url).origin, [hostilePath], bigHeaders);
+  if (accepted!.status >= 400 && accepted!.status < 500)
+    throw new Error(`the API refuses the hostile search (${accepted!.status}): ${hostilePath}`);
+  log(`scale: availability under a hostile search load (${settings.hostileClients.join(', ')} clients of ${hostilePath})`);
+  results.availability = await measureAvailability({
+    server: bigUncached,
+    dataDir,
+    headers: bigHeaders,
+    lookupPaths,
+    cheapPath: searchPath(cheap.q, '2020-06-01', null),
+    hostile: { q: hostile.q, shape: hostile.shape, words: hostile.words, adapterMs: hostile.medianMs },
+    hostilePath,
+    clients: settings.hostileClients,
+    durationS: settings.availabilityS,
+    log,
+  });
   await bigUncached.stop();
   running.length = 0;
   const scaleMatches = await searchMatches(dataDir, SEARCH_QUERIES, MATCHES_AS_OF);

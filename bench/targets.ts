@@ -10,7 +10,7 @@ import { EDITION_DATES, prng, SYNTHETIC_TITLE } from './synthetic-uslm.ts';
 
 const lookupPath = (jurisdiction: string, citation: string, asOf: string) =>
   `/v1/law/lookup?jurisdiction=${jurisdiction}&citation=${encodeURIComponent(citation)}&asOf=${asOf}`;
-const searchPath = (q: string, asOf: string | null, jurisdiction: string | null) =>
+export const searchPath = (q: string, asOf: string | null, jurisdiction: string | null) =>
   `/v1/law/search?q=${encodeURIComponent(q)}${asOf ? `&asOf=${asOf}` : ''}${jurisdiction ? `&jurisdiction=${jurisdiction}` : ''}`;
 
 /** Dates spanning the sample's editions (US Code 2013 and 2022, D.C. Code 2021-2024, rules 2024-2026). */

@@ -21,7 +21,7 @@ import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { closePglite } from '#stores/postgres/pglite.ts';
-import { openPgliteThread } from '#stores/postgres/pglite-thread-client.ts';
+import { openPgliteThread, type PgliteThreadOptions } from '#stores/postgres/pglite-thread-client.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient, type SqlClient, type SqlTimeouts } from '#stores/postgres/sql-client.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
@@ -44,6 +44,8 @@ export interface EmbeddedStoreOptions {
    * data dir, is stopped by restarting PGlite's thread.
    */
   sqlTimeouts?: Partial<SqlTimeouts>;
+  /** Told each time PGlite's thread was restarted to stop a statement past its budget (see PgliteThread). */
+  onSqlRestart?: PgliteThreadOptions['onRestart'];
 }
 
 /** The request budget from the environment, when it names a positive number of milliseconds. */
@@ -93,7 +95,9 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
   const dynalite = await openDynamo(dataDir, tracker);
   const doc = createDocumentClient(dynalite.access);
   await ensureTables(doc, LOCAL_TABLES);
-  const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'));
+  const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'), {
+    ...(options.onSqlRestart && { onRestart: options.onSqlRestart }),
+  });
   const timeouts = { ...requestTimeoutFromEnv(), ...options.sqlTimeouts };
   const sql = pgliteClient(pglite, { timeouts });
   await migrate(sql);

@@ -20,10 +20,12 @@ import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
 import type { SqlTimeouts } from '#stores/postgres/sql-client.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
-import { type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
+import { type EmbeddedStoreOptions, type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
 import { LOCAL_PROCESSES } from './processes.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
+/** `asof serve`'s warning each time PGlite's thread is restarted to stop a statement past its budget. */
+export const PGLITE_RESTART_LOG = 'PGlite restarted to stop a statement past its time budget';
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
 const AUDIT_SCHEDULE_MS = 6 * 3600_000;
 const SAMPLE_STARTED = 'sample-corpus-started';
@@ -47,10 +49,12 @@ export async function openLocalStores(opts: {
   now?: () => Date;
   cache?: boolean;
   sqlTimeouts?: Partial<SqlTimeouts>;
+  onSqlRestart?: EmbeddedStoreOptions['onSqlRestart'];
 }): Promise<LocalStores> {
   const stores = await openEmbeddedStores(opts.dataDir, {
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
+    ...(opts.onSqlRestart && { onSqlRestart: opts.onSqlRestart }),
   });
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
@@ -199,11 +203,13 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const log = opts.log ?? (() => undefined);
   const started = Date.now();
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
+  const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
   const stores = await openLocalStores({
     dataDir: opts.dataDir,
     ...(opts.now && { now: opts.now }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
+    onSqlRestart: (restart) => logger.warn(PGLITE_RESTART_LOG, { ...restart, reopenMs: Math.round(restart.reopenMs) }),
   });
   const jobs = localJobs(stores);
   if (opts.sample ?? true) {
@@ -212,7 +218,6 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   }
   await jobs.syncFormats(log);
 
-  const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
   const background = new Set<Promise<unknown>>();
   const behind = (task: () => Promise<unknown>) => {
     const p = task()

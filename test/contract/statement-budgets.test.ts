@@ -106,8 +106,9 @@ describe('a statement past its budget answers as a store that did not answer in 
 describe('PGlite in its own thread, on a data dir', () => {
   let db: PgliteThread;
   let client: SqlClient;
+  const told: { restarts: number; reopenMs: number }[] = [];
   beforeAll(async () => {
-    db = await openPgliteThread(await dataDir());
+    db = await openPgliteThread(await dataDir(), { onRestart: (restart) => told.push(restart) });
     client = pgliteClient(db, { timeouts: { ...SHORT, job: 3_000 } });
     await seed(client);
   });
@@ -121,6 +122,8 @@ describe('PGlite in its own thread, on a data dir', () => {
     expectTimeout(err);
     expect(db.restarts).toBe(before + 1);
     expect(await keptRows(client)).toEqual({ n: 5000, matched: 5000 });
+    expect(told.at(-1)).toEqual({ restarts: before + 1, reopenMs: expect.any(Number) });
+    expect(told.at(-1)!.reopenMs).toBeGreaterThan(0);
   });
 
   it('rolls back a write stopped at its deadline: the data dir is recovered as PostgreSQL recovers from a crash', async () => {

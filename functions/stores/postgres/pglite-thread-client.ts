@@ -35,6 +35,8 @@ export interface PgliteThreadOptions {
   maxWaiting?: number;
   /** How long close() lets the statement in flight finish before it terminates the thread. Default 2 000 ms. */
   closeGraceMs?: number;
+  /** Told when the thread was restarted to stop a statement past its deadline, once the new one is ready (the operator's log). */
+  onRestart?: (restart: { restarts: number; reopenMs: number }) => void;
 }
 
 interface ThreadMessage {
@@ -86,6 +88,7 @@ export class PgliteThread implements PgliteLike {
   private closing: Promise<void> | null = null;
   private readonly maxWaiting: number;
   private readonly closeGraceMs: number;
+  private readonly onRestart: PgliteThreadOptions['onRestart'];
 
   private constructor(
     private readonly dataDir: string | undefined,
@@ -93,6 +96,7 @@ export class PgliteThread implements PgliteLike {
   ) {
     this.maxWaiting = options.maxWaiting ?? 64;
     this.closeGraceMs = options.closeGraceMs ?? 2_000;
+    this.onRestart = options.onRestart;
   }
 
   static async open(dataDir?: string, options: PgliteThreadOptions = {}): Promise<PgliteThread> {
@@ -205,6 +209,7 @@ export class PgliteThread implements PgliteLike {
     this.worker = null;
     this.running = null;
     this.restarts++;
+    const began = performance.now();
     this.reopening = (async () => {
       await old?.terminate();
       await this.start();
@@ -212,6 +217,7 @@ export class PgliteThread implements PgliteLike {
       () => {
         this.reopening = null;
         this.pump();
+        this.onRestart?.({ restarts: this.restarts, reopenMs: performance.now() - began });
       },
       (err: unknown) => {
         this.reopening = null;
