@@ -7,9 +7,12 @@ import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { type LambdaEnv, regionOf, TABLE_ENV } from './env.ts';
 import { captureClient } from './powertools.ts';
 
-/** The DynamoDB-backed stores of the tables bound to this function (null for a table it was not given). */
-export function dynamoStores(env: LambdaEnv) {
-  const doc = createDocumentClient({ region: regionOf(env), capture: captureClient });
+/**
+ * The DynamoDB-backed stores of the tables bound to this function (null for a table it was not given). A route or
+ * page function bounds each call well inside its own timeout (`request-path`); a job allows large batches time.
+ */
+export function dynamoStores(env: LambdaEnv, bound: 'request-path' | 'job') {
+  const doc = createDocumentClient({ region: regionOf(env), capture: captureClient, bound });
   const table = (kind: keyof typeof TABLE_ENV) => env[TABLE_ENV[kind]] ?? null;
   const versions = table('versions');
   const accounts = table('accounts');

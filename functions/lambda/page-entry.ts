@@ -8,7 +8,7 @@ import { countAnswer, powertools } from './powertools.ts';
 
 /** The versions table from the function's environment (null when none is bound: the page answers 404) and the clock. */
 export function pageServices(env: LambdaEnv = process.env): PageServices {
-  return { versions: dynamoStores(env).versions, now: () => new Date() };
+  return { versions: dynamoStores(env, 'request-path').versions, now: () => new Date() };
 }
 
 /**

@@ -41,7 +41,7 @@ export function lambdaServices(
       throw new Error(`route ${route.id} uses ${store}, but its entry brings no adapter for it`);
   }
   const uses = (store: RouteStore) => route.stores.includes(store);
-  const stores = dynamoStores(env);
+  const stores = dynamoStores(env, 'request-path');
   if (!stores.meters) throw new Error(`${TABLE_ENV.meters} is not set in the function's environment`);
   const formats =
     uses('formats') && stores.formats && stores.opsTable

@@ -288,6 +288,36 @@ describe('dynalite lifecycle', () => {
     expect(elapsed).toBeLessThan(2_000);
   });
 
+  it("bounds a request-path call to AWS inside a route function's 10 s: 2 attempts of 2.5 s against a table that never answers", async () => {
+    // Prepare: AWS's configuration (no endpoint option), its address taken over by a frozen listener
+    const sockets: Socket[] = [];
+    const frozen = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => frozen.listen(0, '127.0.0.1', resolve));
+    const { port } = frozen.address() as { port: number };
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    });
+    const client = createDocumentClient({ region: 'us-east-1', bound: 'request-path' });
+    const store = new DynamoOpsStore(client, 'frozen-ops');
+
+    // Act
+    const started = Date.now();
+    const outcome = await store.ping().catch((err: unknown) => err);
+    const elapsed = Date.now() - started;
+    process.env = saved;
+    client.destroy();
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => frozen.close(resolve));
+
+    // Assess: both attempts were waited for (2 × 2.5 s), and the whole stays under the function's 10 s
+    expect(outcome).toBeInstanceOf(StoreUnavailableError);
+    expect(elapsed).toBeGreaterThanOrEqual(5_000);
+    expect(elapsed).toBeLessThan(9_000);
+  }, 20_000);
+
   it('keeps data on disk across a close and a reopen of the same path', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'asof-dynalite-'));
     try {

@@ -155,6 +155,34 @@ describe('PGlite in its own thread, on a data dir', () => {
     expect((await client.query('SELECT 1 FROM kept WHERE id = 9999')).rows).toEqual([]);
   });
 
+  it('answers "too busy", without running it, a statement that waited past half its budget: no restart for it', async () => {
+    // Prepare: the thread held for three quarters of the request budget (500 ms), a request statement behind it
+    const before = db.restarts;
+    const holding = client.query('SELECT pg_sleep(0.375)');
+    const start = performance.now();
+
+    // Act
+    const err = await failure(client.query(`INSERT INTO kept (id, body) VALUES (9998, 'started too late')`, [], { budget: 'request' }));
+
+    // Assess: answered when its turn came (after the holding statement, before its own deadline), never run
+    expect(err).toBeInstanceOf(StoreUnavailableError);
+    expect((err as StoreUnavailableError).reason).toBe('busy');
+    expect((err as Error).message).toMatch(/is too busy: the statement waited \d+ ms for the database, more than half its time budget/);
+    expect(since(start)).toBeGreaterThanOrEqual(250);
+    await holding;
+    expect(db.restarts).toBe(before);
+    expect((await client.query('SELECT 1 FROM kept WHERE id = 9998')).rows).toEqual([]);
+  });
+
+  it('starts a statement that waited less than half its budget', async () => {
+    const holding = client.query('SELECT pg_sleep(0.1)');
+
+    const answered = await client.query<{ one: number }>('SELECT 1 AS one', [], { budget: 'request' });
+
+    expect(answered.rows).toEqual([{ one: 1 }]);
+    await holding;
+  });
+
   it('runs a probe before the statements waiting, so the health verdict is taken within a bound', async () => {
     const order: string[] = [];
     const run = (label: string, budget: 'job' | 'probe', sql = 'SELECT 1') =>

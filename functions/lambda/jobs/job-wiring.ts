@@ -36,7 +36,7 @@ function unboundSearch(): SearchIndex {
  */
 export function lambdaJobs(adapters: JobAdapters): Jobs {
   const env = adapters.env ?? process.env;
-  const { versions, ops, formats } = dynamoStores(env);
+  const { versions, ops, formats } = dynamoStores(env, 'job');
   if (!versions || !ops || !formats) {
     throw new Error(`${!versions ? TABLE_ENV.versions : TABLE_ENV.ops} is not set in the function's environment`);
   }

@@ -25,6 +25,12 @@ export type DynamoClientOptions = {
   region?: string;
   /** Overrides the whole-request timeout (ms). */
   requestTimeoutMs?: number;
+  /**
+   * AWS: bound every call, retries included, well inside a request's function (`request-path`: 1 s to connect, 2.5 s
+   * a request, 2 attempts, about 7 s at worst against the route functions' 10 s), so that a hung table answers 503
+   * and not a function timeout; `job` (default): the SDK's 3 attempts and 10 s a request, for large batches.
+   */
+  bound?: 'request-path' | 'job';
   /** Instruments the client before it is wrapped (a deployed function's tracer). */
   capture?: (client: DynamoDBClient) => DynamoDBClient;
 } & (
@@ -40,9 +46,11 @@ export type DynamoClientOptions = {
  */
 const LOCAL_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 3_000 };
 const AWS_TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 10_000 };
+const AWS_REQUEST_PATH = { timeouts: { connectionTimeout: 1_000, requestTimeout: 2_500 }, maxAttempts: 2 };
 
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
-  const timeouts = options.endpoint ? LOCAL_TIMEOUTS : AWS_TIMEOUTS;
+  const requestPath = !options.endpoint && options.bound === 'request-path';
+  const timeouts = options.endpoint ? LOCAL_TIMEOUTS : requestPath ? AWS_REQUEST_PATH.timeouts : AWS_TIMEOUTS;
   // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes.
   const requestHandler = {
     ...timeouts,
@@ -57,7 +65,11 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
         maxAttempts: 2,
         requestHandler,
       }
-    : { ...(options.region && { region: options.region }), requestHandler };
+    : {
+        ...(options.region && { region: options.region }),
+        ...(requestPath && { maxAttempts: AWS_REQUEST_PATH.maxAttempts }),
+        requestHandler,
+      };
   const client = new DynamoDBClient(config);
   return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
     marshallOptions: { removeUndefinedValues: true },

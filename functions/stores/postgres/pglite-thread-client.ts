@@ -1,5 +1,19 @@
 import { Worker } from 'node:worker_threads';
-import { PGLITE_SETTINGS, type PgliteLike } from './pglite.ts';
+
+/*
+ * PostgreSQL's default 128 MB of shared buffers is allocated and touched at start: about 120 MB of resident memory
+ * for a sample index of 2 MB. 32 MB holds the sample many times over; beyond it, reads come from the operating
+ * system's file cache (measured in bench/RESULTS.md at 300,000 versions).
+ */
+export const PGLITE_SETTINGS = ['shared_buffers=32MB'];
+
+/** The part of a PGlite instance the SQL client uses: a PGlite itself, or one running in a thread of its own. */
+export interface PgliteLike {
+  readonly closed: boolean;
+  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  exec(text: string): Promise<unknown>;
+  close(): Promise<void>;
+}
 
 /** How one statement is run by a PGlite in its own thread. */
 export interface StatementOptions {
@@ -30,6 +44,21 @@ class StatementQueueFullError extends Error {
   }
 }
 
+/**
+ * A statement waited so long that what is left of its budget would likely not let it finish (SQLSTATE 53000, as a
+ * full queue): it is answered without running, rather than started and stopped by a restart that stalls every other.
+ */
+class StatementStartedTooLateError extends Error {
+  override readonly name = 'StatementStartedTooLateError';
+  readonly code = '53000';
+  constructor(readonly waitedMs: number) {
+    super(`the statement waited ${Math.round(waitedMs)} ms for the database, more than half its time budget`);
+  }
+}
+
+/** A statement with a budget starts only while at least this share of it is left (see StatementStartedTooLateError). */
+const START_WITHIN_SHARE_OF_BUDGET = 0.5;
+
 export interface PgliteThreadOptions {
   /** Statements waiting for the thread at once, probes aside; one more fails at once (StatementQueueFullError). Default 64. */
   maxWaiting?: number;
@@ -55,6 +84,9 @@ interface ThreadReply {
 interface Statement {
   message: ThreadMessage;
   probe: boolean;
+  submittedAt: number;
+  /** Past this (performance.now()), the statement is answered without running; undefined: no budget. */
+  startBy: number | undefined;
   settle(outcome: { reply: ThreadReply } | { error: Error }): void;
 }
 
@@ -154,9 +186,12 @@ export class PgliteThread implements PgliteLike {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
+      const submittedAt = performance.now();
       const statement: Statement = {
         message,
         probe,
+        submittedAt,
+        startBy: options.timeoutMs === undefined ? undefined : submittedAt + options.timeoutMs * START_WITHIN_SHARE_OF_BUDGET,
         settle: (outcome) => {
           if (settled) return;
           settled = true;
@@ -176,13 +211,23 @@ export class PgliteThread implements PgliteLike {
     });
   }
 
-  /** Posts the next waiting statement when the thread is idle. */
+  /**
+   * Posts the next waiting statement when the thread is idle. One that has waited past half its budget is answered
+   * "too busy" instead: started that late it would likely be stopped, and stopping one costs a restart (~0.4 s) during
+   * which nothing runs, so under overload most of the thread's time would go to restarts (bench/RESULTS.md § 7).
+   */
   private pump(): void {
-    if (this.running || this.reopening || !this.worker || this.gone) return;
-    const statement = this.waiting.shift();
-    if (!statement) return;
-    this.running = { id: this.nextId++, statement };
-    this.worker.postMessage({ id: this.running.id, ...statement.message });
+    while (!this.running && !this.reopening && this.worker && !this.gone) {
+      const statement = this.waiting.shift();
+      if (!statement) return;
+      const now = performance.now();
+      if (statement.startBy !== undefined && now > statement.startBy) {
+        statement.settle({ error: new StatementStartedTooLateError(now - statement.submittedAt) });
+        continue;
+      }
+      this.running = { id: this.nextId++, statement };
+      this.worker.postMessage({ id: this.running.id, ...statement.message });
+    }
   }
 
   private onReply(worker: Worker, reply: ThreadReply): void {

@@ -1,12 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-
-/*
- * PostgreSQL's default 128 MB of shared buffers is allocated and touched at start: about 120 MB of resident memory
- * for a sample index of 2 MB. 32 MB holds the sample many times over; beyond it, reads come from the operating
- * system's file cache (measured in bench/RESULTS.md at 300,000 versions).
- */
-export const PGLITE_SETTINGS = ['shared_buffers=32MB'];
+import { PGLITE_SETTINGS, type PgliteLike } from './pglite-thread-client.ts';
 
 /**
  * An in-process PostgreSQL (WASM): in memory when `dataDir` is undefined, else persisted in that directory.
@@ -22,12 +16,4 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
 /** Closes the instance (flushing a data directory); calling it twice is harmless. */
 export async function closePglite(db: PgliteLike): Promise<void> {
   if (!db.closed) await db.close();
-}
-
-/** The part of a PGlite instance the SQL client uses: a PGlite itself, or one running in a thread of its own. */
-export interface PgliteLike {
-  readonly closed: boolean;
-  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
-  exec(text: string): Promise<unknown>;
-  close(): Promise<void>;
 }
