@@ -75,6 +75,7 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
     retrievedAt: source.retrievedAt,
     scope: source.scope,
     source: source.source,
+    ...(source.sourceUrl && { sourceUrl: source.sourceUrl }),
     documents: 0,
     ingestedAt: deps.now().toISOString(),
   };
@@ -301,7 +302,7 @@ class KeyWriter {
       ingestedAt: this.deps.now().toISOString(),
       temporalBasis,
       provenance: {
-        sourceUrl: this.collection.sourceUrl(plan.ref.key),
+        sourceUrl: startEdition.sourceUrl ?? this.collection.sourceUrl(plan.ref.key),
         retrievedAt: startEdition.retrievedAt,
         contentHash: contentHash(texts.bodyText),
         sourceSystem: startEdition.sourceSystem,

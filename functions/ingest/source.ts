@@ -31,5 +31,7 @@ export interface SourceEdition {
   scope: EditionScope;
   /** File(s) read, for the edition record. */
   source: string;
+  /** The publisher's address of the bytes read (see EditionRecord.sourceUrl). */
+  sourceUrl?: string;
   documents: AsyncIterable<SourceDocument> | Iterable<SourceDocument>;
 }

@@ -176,6 +176,74 @@ const frap = ruleSet({
   sourceUrl: () => 'https://www.uscourts.gov/rules-policies/current-rules-practice-procedure/federal-rules-appellate-procedure',
 });
 
+const USCOURTS_RULES = 'https://www.uscourts.gov/rules-policies/current-rules-practice-procedure';
+
+/** Printed forms of a federal rule set: "Fed. R. <abbr> P. 12(b)(6)", "F.R.<letters>.P. 12", "Federal Rules of ... Rule 12". */
+function federalRulePrinted(abbr: string, letters: string, words: string): RegExp[] {
+  return [
+    new RegExp(
+      String.raw`^(?:Fed\.?\s?R\.?\s?${abbr}|F\.?\s?R\.?\s?${letters}|Federal\s+Rules?\s+of\s+${words})(?:\s+Rule)?` + RULE_TAIL,
+      'i',
+    ),
+  ];
+}
+
+const frcp = ruleSet({
+  id: 'frcp',
+  prefix: 'frcp',
+  jurisdiction: 'us',
+  name: 'Federal Rules of Civil Procedure',
+  cadenceClass: 'annual',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Federal Rules of Civil Procedure (Judicial Conference of the United States)',
+  display: (n) => `Fed. R. Civ. P. ${n}`,
+  printed: federalRulePrinted(String.raw`Civ\.?\s?P(?:roc)?\.?`, String.raw`C\.?\s?P\.?`, String.raw`Civil\s+Procedure`),
+  sourceUrl: () => `${USCOURTS_RULES}/federal-rules-civil-procedure`,
+});
+
+const fre = ruleSet({
+  id: 'fre',
+  prefix: 'fre',
+  jurisdiction: 'us',
+  name: 'Federal Rules of Evidence',
+  cadenceClass: 'annual',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Federal Rules of Evidence (Judicial Conference of the United States)',
+  display: (n) => `Fed. R. Evid. ${n}`,
+  printed: federalRulePrinted(String.raw`Evid\.?`, String.raw`E\.?`, 'Evidence'),
+  sourceUrl: () => `${USCOURTS_RULES}/federal-rules-evidence`,
+});
+
+const frcrp = ruleSet({
+  id: 'frcrp',
+  prefix: 'frcrp',
+  jurisdiction: 'us',
+  name: 'Federal Rules of Criminal Procedure',
+  cadenceClass: 'annual',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Federal Rules of Criminal Procedure (Judicial Conference of the United States)',
+  display: (n) => `Fed. R. Crim. P. ${n}`,
+  printed: federalRulePrinted(String.raw`Crim\.?\s?P(?:roc)?\.?`, String.raw`Cr\.?\s?P\.?`, String.raw`Criminal\s+Procedure`),
+  sourceUrl: () => `${USCOURTS_RULES}/federal-rules-criminal-procedure`,
+});
+
+const frbp = ruleSet({
+  id: 'frbp',
+  prefix: 'frbp',
+  jurisdiction: 'us',
+  name: 'Federal Rules of Bankruptcy Procedure',
+  cadenceClass: 'annual',
+  temporalBasis: 'compiled-edition',
+  timeZone: 'America/New_York',
+  sourceSystem: 'Federal Rules of Bankruptcy Procedure (Judicial Conference of the United States)',
+  display: (n) => `Fed. R. Bankr. P. ${n}`,
+  printed: federalRulePrinted(String.raw`Bankr\.?\s?P(?:roc)?\.?`, String.raw`B\.?\s?P\.?`, String.raw`Bankruptcy\s+Procedure`),
+  sourceUrl: () => `${USCOURTS_RULES}/federal-rules-bankruptcy-procedure`,
+});
+
 const supCt = ruleSet({
   id: 'sup-ct',
   prefix: 'sup-ct-r',
@@ -216,7 +284,7 @@ const ndrappp = ruleSet({
   sourceUrl: (n) => `https://www.ndcourts.gov/legal-resources/rules/ndrappp/${n}`,
 });
 
-export const COLLECTIONS: readonly Collection[] = [usc, dcCode, frap, supCt, ndrappp];
+export const COLLECTIONS: readonly Collection[] = [usc, dcCode, frap, frcp, fre, frcrp, frbp, supCt, ndrappp];
 
 const byId = new Map(COLLECTIONS.map((c) => [c.id, c]));
 

@@ -18,6 +18,11 @@ export interface EditionRecord {
   scope: EditionScope;
   /** File(s) it was read from, as given to the ingest. */
   source: string;
+  /**
+   * The publisher's address of what this edition was read from (e.g. OLRC's zip of that title at that release point).
+   * Versions starting at this edition name it as their `sourceUrl`; without it, the collection's per-key address.
+   */
+  sourceUrl?: string;
   documents: number;
   ingestedAt: string;
 }
