@@ -10,7 +10,15 @@ import { readUslmTitle } from './uslm.ts';
 
 /** An ingest as the CLI, the local admin socket and the scheduled job describe it. Paths are absolute. */
 export type IngestRequest =
-  | { kind: 'uslm'; files: string[]; date?: string; label?: string; retrievedAt?: string }
+  | {
+      kind: 'uslm';
+      files: string[];
+      date?: string;
+      label?: string;
+      retrievedAt?: string;
+      /** The publisher's address of the bytes read (one file only): the versions starting at this edition name it. */
+      sourceUrl?: string;
+    }
   | { kind: 'dc-code'; manifest: string; retrievedAt?: string }
   | { kind: 'rules'; set?: RuleSetId; paths: string[]; date?: string; label?: string; retrievedAt?: string; temporalBasis?: TemporalBasis };
 
@@ -29,12 +37,16 @@ const LEASE_SECONDS = 15 * 60;
 async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[]> {
   const retrievedAt = req.retrievedAt ?? now.toISOString();
   switch (req.kind) {
-    case 'uslm':
-      return Promise.all(
+    case 'uslm': {
+      if (req.sourceUrl !== undefined && req.files.length !== 1)
+        throw new Error('a sourceUrl names the address of one file: ingest one file with it');
+      const editions = await Promise.all(
         req.files.map((file) =>
           readUslmTitle(file, { retrievedAt, ...(req.date && { date: req.date }), ...(req.label && { label: req.label }) }),
         ),
       );
+      return req.sourceUrl ? editions.map((e) => ({ ...e, sourceUrl: req.sourceUrl })) : editions;
+    }
     case 'dc-code':
       return readDcManifest(req.manifest, { retrievedAt });
     case 'rules': {

@@ -12,6 +12,10 @@ import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
+import type { FetchUscodeRequest, FetchUscodeResult } from '#ingest/olrc/fetch-uscode.ts';
+import { parseReleasePointId, ReleasePointError } from '#ingest/olrc/release-points.ts';
+import { TitleCodeError, titleCode } from '#ingest/olrc/titles.ts';
+import { normalizeSource, OLRC_SOURCE, SourceError } from '#ingest/olrc/urls.ts';
 import { RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
 import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts';
@@ -47,6 +51,11 @@ const CLI_OPTIONS = {
   write: { type: 'boolean' },
   'no-cache': { type: 'boolean' },
   'no-meter': { type: 'boolean' },
+  'release-point': { type: 'string' },
+  latest: { type: 'boolean' },
+  since: { type: 'string' },
+  titles: { type: 'string' },
+  source: { type: 'string' },
   /** A deployed stage's name (bin/stages.ts): the keys commands then act on its tables and gateway. */
   stage: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -75,6 +84,10 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
   ingest rules PATH... [--set ${RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
   ingest courtlistener PATH...   CourtListener bulk-data CSV files (.csv, .csv.gz) or API records (court fixture,
                              API v3 opinions, opinion_clusters) into the case-law replica
+  fetch uscode (--release-point ID | --latest | --since ID) [--titles 1,28,5a,...] [--source URL] [--json]
+                             download the US Code's title zips from the publisher (${OLRC_SOURCE}), check and
+                             ingest them (release points as OLRC writes them: 118-158, 114-329not328; --since: that
+                             one and every later one); a re-run fetches and writes only what is missing
   audit [--json]             run the quality audit now
   probe                      run the corpus health probe now
   reindex                    rebuild the search index from the stored versions
@@ -135,6 +148,10 @@ async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readon
           return await runJob('ingest-courtlistener', { paths: rest.map((p) => abs(flags.cwd, p)) }, dataDir, io, flags.json);
         }
         return await runJob('ingest', ingestRequest(sub, rest, flags), dataDir, io, flags.json);
+      case 'fetch':
+        if (sub !== 'uscode') throw new UsageError(`fetch takes one source: uscode${sub ? ` (got '${sub}')` : ''}`);
+        if (rest.length) throw new UsageError(`fetch uscode takes no file (got '${rest[0]}')`);
+        return await runJob('fetch-uscode', fetchRequest(flags, dataDir), dataDir, io, flags.json, fetchExitCode);
       case 'audit':
       case 'probe':
       case 'reindex':
@@ -265,7 +282,7 @@ async function runJob(
   } else {
     const stores = await openLocalStores({ dataDir });
     try {
-      result = await ADMIN_JOBS[job](localJobs(stores))(body, io.out);
+      result = await ADMIN_JOBS[job](localJobs(stores), stores)(body, io.out);
     } finally {
       await stores.close();
     }
@@ -273,6 +290,44 @@ async function runJob(
   if (json) io.out(JSON.stringify(result, null, 2));
   return exitCode(result);
 }
+
+/** `asof fetch uscode`'s options, checked here so a mistake is a usage error before anything is requested. */
+function fetchRequest(flags: CliFlags, dataDir: string): FetchUscodeRequest {
+  const chosen = [
+    flags['release-point'] !== undefined && '--release-point',
+    flags.latest && '--latest',
+    flags.since !== undefined && '--since',
+  ].filter(Boolean);
+  if (chosen.length !== 1) {
+    throw new UsageError(
+      chosen.length ? `give one of ${chosen.join(', ')}, not several` : 'fetch uscode needs --release-point ID, --latest or --since ID',
+    );
+  }
+  try {
+    const releasePoint = flags['release-point'] && parseReleasePointId(flags['release-point']).id;
+    const since = flags.since && parseReleasePointId(flags.since).id;
+    const titles = flags.titles
+      ?.split(',')
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .map(titleCode);
+    if (flags.titles !== undefined && !titles?.length) throw new UsageError('--titles needs at least one title, e.g. --titles 1,28');
+    return {
+      cacheDir: join(dataDir, 'sources', 'olrc'),
+      source: normalizeSource(flags.source ?? OLRC_SOURCE),
+      ...(releasePoint && { releasePoint }),
+      ...(since && { since }),
+      ...(flags.latest && { latest: true }),
+      ...(titles && { titles }),
+    };
+  } catch (err) {
+    if (err instanceof ReleasePointError || err instanceof TitleCodeError || err instanceof SourceError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** 1 when a title failed (the run can be repeated: it resumes and fetches only what is missing). */
+const fetchExitCode = (result: unknown): number => ((result as FetchUscodeResult).failed > 0 ? 1 : 0);
 
 /** 1 when a record is refused or stale: the operator (or the scheduled job) has a reading to redo. */
 const formatsExitCode = (result: unknown): number => ((result as RecordCheck[]).some((c) => !c.valid || c.stale) ? 1 : 0);

@@ -14,6 +14,7 @@ import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
+import { type FetchUscodeRequest, fetchUscode } from '#ingest/olrc/fetch-uscode.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
@@ -59,10 +60,13 @@ export async function openLocalStores(opts: {
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
-export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check';
+export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check' | 'fetch-uscode';
 
-/** Jobs another `asof` command can ask of the stores, directly or through the running server: the jobs of every deployment, with their log. */
-export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs) => AdminJob> = {
+/**
+ * Jobs another `asof` command can ask of the stores, directly or through the running server: the jobs of every
+ * deployment, with their log, and `asof fetch uscode` (the publisher's title zips, fetched and ingested here).
+ */
+export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs, stores: LocalStores) => AdminJob> = {
   ingest: (jobs) => async (body, log) => {
     const { reports } = await jobs.ingest(body as IngestRequest, log);
     return reports.map((r) => ({
@@ -90,6 +94,18 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs) => AdminJob> = {
     for (const c of checks) log(describeCheck(c));
     return checks;
   },
+  'fetch-uscode': (jobs, stores) => async (body, log) =>
+    fetchUscode(
+      body as FetchUscodeRequest,
+      {
+        fetch: (url, init) => fetch(url, init),
+        ingest: async (request, ingestLog) => (await jobs.ingest(request, ingestLog, { afterwards: false })).reports,
+        afterIngest: (afterLog) => jobs.afterIngest(afterLog),
+        markers: stores.ops,
+        now: stores.now,
+      },
+      log,
+    ),
 };
 
 /** The jobs on the local stores (the same as every deployment's: functions/app/jobs.ts). */
@@ -259,7 +275,10 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   }
   if (opts.dataDir) {
     const socket = adminSocketPath(opts.dataDir);
-    admin = await listenAdminSocket(socket, Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(jobs)])));
+    admin = await listenAdminSocket(
+      socket,
+      Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(jobs, stores)])),
+    );
     await writeRuntimeInfo(opts.dataDir, {
       pid: process.pid,
       apiUrl: services.site.baseUrl,

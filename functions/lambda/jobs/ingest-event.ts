@@ -32,6 +32,8 @@ const ingestEventSchema = z.discriminatedUnion('kind', [
     date: calendarDate.optional(),
     label: z.string().min(1).optional(),
     retrievedAt: retrievedAt.optional(),
+    /** The publisher's address of the one file named (e.g. OLRC's zip of the title at a release point). */
+    sourceUrl: z.url({ protocol: /^https?$/ }).optional(),
   }),
   z.strictObject({
     kind: z.literal('dc-code'),
