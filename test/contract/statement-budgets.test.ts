@@ -175,9 +175,11 @@ describe('PGlite in its own thread, on a data dir', () => {
   });
 
   it('starts a statement that waited less than half its budget', async () => {
-    const holding = client.query('SELECT pg_sleep(0.1)');
+    // A budget far above the hold, so that a loaded machine cannot stretch the wait past half of it.
+    const patient = pgliteClient(db, { timeouts: { ...SHORT, request: 20_000 } });
+    const holding = patient.query('SELECT pg_sleep(0.1)');
 
-    const answered = await client.query<{ one: number }>('SELECT 1 AS one', [], { budget: 'request' });
+    const answered = await patient.query<{ one: number }>('SELECT 1 AS one', [], { budget: 'request' });
 
     expect(answered.rows).toEqual([{ one: 1 }]);
     await holding;
