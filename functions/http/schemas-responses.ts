@@ -199,6 +199,10 @@ export const ErrorEnvelopeSchema = z
         requestId: z.string(),
         didYouMean: z.array(SuggestionSchema).optional().meta({ description: 'with no_edition_on_file' }),
         requiredScope: z.string().optional().meta({ description: 'with missing_scope' }),
+        coverageUrl: z.url().optional().meta({
+          description:
+            'with not_carried, and with no_edition_on_file when the title or rule set asked of is not carried: the coverage answer that lists what is',
+        }),
       })
       .loose(),
   })
