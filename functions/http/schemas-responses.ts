@@ -82,6 +82,21 @@ const SearchHitSchema = z
   })
   .meta({ id: 'SearchHit' });
 
+const CoverageTitleSchema = z
+  .object({
+    title: z.string().meta({ description: 'the title as keys write it: `28`, or `5a` for Title 5 Appendix', example: '28' }),
+    name: z.string().optional().meta({ description: "the title's name, where known", example: 'Judiciary and Judicial Procedure' }),
+    coverageFrom: calendarDate.meta({ description: 'the earliest date a version of the title is valid from' }),
+    coverageTo: calendarDate.nullable().meta({ description: 'the date its last version ends (exclusive); null while one is open' }),
+    firstVersion: z.string().meta({ description: "label of the title's oldest edition on file", example: 'Online@113-31' }),
+    latestVersion: z.string().meta({ description: "label of the title's newest edition on file", example: 'Online@117-80' }),
+    latestVersionDate: calendarDate.meta({ description: 'the date the newest edition speaks from' }),
+    editionCount: z.int().min(1).meta({ description: 'editions (release points) of this title on file' }),
+    sections: z.int().min(0),
+    versions: z.int().min(0),
+  })
+  .meta({ id: 'CoverageTitle' });
+
 const CoverageRecordSchema = z
   .object({
     jurisdiction: z.string(),
@@ -89,11 +104,19 @@ const CoverageRecordSchema = z
     name: z.string(),
     cadenceClass: z.enum(CADENCE_CLASSES),
     temporalBasis,
-    coverageFrom: calendarDate,
-    latestVersion: z.string(),
+    coverageFrom: calendarDate.meta({ description: 'the earliest date any version of the collection is valid from' }),
+    latestVersion: z.string().meta({ description: 'label of the newest edition on file' }),
     sections: z.int().min(0),
     versions: z.int().min(0),
     lastRetrievedAt: isoTimestamp,
+    coverageTo: calendarDate.nullable().meta({ description: 'the date the last version ends (exclusive); null while one is open' }),
+    latestVersionDate: calendarDate.meta({ description: 'the date the newest edition (latestVersion) speaks from' }),
+    editions: z
+      .array(z.object({ label: z.string(), date: calendarDate }))
+      .meta({ description: 'the editions on file (release points, dated editions) by label, oldest first, each with its earliest date' }),
+    titles: z.array(CoverageTitleSchema).optional().meta({
+      description: 'for a collection published in titles (United States Code, D.C. Code): each title carried, in the order of the Code',
+    }),
   })
   .meta({ id: 'CoverageRecord' });
 
@@ -176,6 +199,10 @@ export const ErrorEnvelopeSchema = z
         requestId: z.string(),
         didYouMean: z.array(SuggestionSchema).optional().meta({ description: 'with no_edition_on_file' }),
         requiredScope: z.string().optional().meta({ description: 'with missing_scope' }),
+        coverageUrl: z.url().optional().meta({
+          description:
+            'with not_carried, and with no_edition_on_file when the title or rule set asked of is not carried: the coverage answer that lists what is',
+        }),
       })
       .loose(),
   })

@@ -1,4 +1,5 @@
 import type { CadenceClass, Citation, Corpus, TemporalBasis } from './model.ts';
+import { uscTitleName } from './usc-titles.ts';
 
 /**
  * A collection is one body of law from one source (the US Code, the D.C. Code, FRAP ...): it owns a key syntax,
@@ -25,6 +26,13 @@ export interface Collection {
   /** Parts derivable from the key alone; ingest may add more (chapter). */
   parts(key: string): Record<string, string>;
   sourceUrl(key: string): string;
+  /**
+   * A collection published in titles (the US Code, the D.C. Code): the title a key belongs to, or a key prefix such
+   * as an edition's scope `28-`. Absent where the collection is one set (a rule set): the collection is the unit.
+   */
+  titleOf?(keyOrPrefix: string): string | null;
+  /** The title's name, where it is known (the US Code's headings); undefined otherwise. */
+  titleName?(title: string): string | undefined;
 }
 
 const squash = (s: string) => s.trim().replace(/\s+/g, ' ');
@@ -43,6 +51,7 @@ const printed =
 
 // ---- United States Code -------------------------------------------------------------------------------------
 const USC_KEY = /^(\d+[a-z]?)-(\d[0-9a-z.\-–]*)$/;
+const USC_TITLE = /^(\d+[a-z]?)-/;
 const usc: Collection = {
   id: 'usc',
   jurisdiction: 'us',
@@ -77,10 +86,13 @@ const usc: Collection = {
       ? `https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title${m[1]}-section${m[2]}&num=0&edition=prelim`
       : 'https://uscode.house.gov/';
   },
+  titleOf: (keyOrPrefix) => USC_TITLE.exec(keyOrPrefix)?.[1] ?? null,
+  titleName: uscTitleName,
 };
 
 // ---- Code of the District of Columbia -----------------------------------------------------------------------
 const DC_KEY = /^(\d+[A-Za-z]?)-(\d+[0-9A-Za-z.:]*)$/;
+const DC_TITLE = /^(\d+[A-Za-z]?)-/;
 const dcCode: Collection = {
   id: 'dc-code',
   jurisdiction: 'dc',
@@ -105,6 +117,7 @@ const dcCode: Collection = {
     return m ? { title: m[1]!, section: key } : {};
   },
   sourceUrl: (key) => `https://code.dccouncil.gov/us/dc/council/code/sections/${key}`,
+  titleOf: (keyOrPrefix) => DC_TITLE.exec(keyOrPrefix)?.[1] ?? null,
 };
 
 // ---- Court rules ------------------------------------------------------------------------------------------------
@@ -300,6 +313,14 @@ export const collectionsOf = (jurisdiction: string, corpus?: Corpus): Collection
 /** The collection that owns a stored key. */
 export function collectionOfKey(jurisdiction: string, corpus: Corpus, key: string): Collection | undefined {
   return collectionsOf(jurisdiction, corpus).find((c) => c.ownsKey(key));
+}
+
+/** A title as a message names it: `Title 28 of the United States Code (Judiciary and Judicial Procedure)`. */
+export function describeTitle(collection: Collection, title: string): string {
+  const name = collection.titleName?.(title);
+  // An appendix title's name is already a title's name ("Title 5 Appendix").
+  if (name?.startsWith('Title ')) return `${name} of the ${collection.name}`;
+  return `Title ${title} of the ${collection.name}${name ? ` (${name})` : ''}`;
 }
 
 export function citationFor(collection: Collection, key: string, extraParts: Record<string, string> = {}): Citation {

@@ -1,6 +1,6 @@
 import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
-import { collectionsOf } from './collections.ts';
+import { collectionsOf, describeTitle } from './collections.ts';
 import type { Corpus, SectionRef, SectionVersion, VersionSummary } from './model.ts';
 import type { VersionStore } from './ports.ts';
 import { resolveCitation } from './resolve-citation.ts';
@@ -11,6 +11,11 @@ export interface LookupParams {
   /** YYYY-MM-DD, already validated; the caller supplies today's UTC date when the client gave none. */
   asOf: string;
   corpus?: Corpus;
+  /**
+   * The address of the coverage endpoint, which a miss in something not carried points at (the HTTP layer gives the
+   * full URL of this deployment); `/law/coverage` when not given.
+   */
+  coverageUrl?: string;
 }
 
 export type SuggestionReason = 'earliest-version' | 'latest-version' | 'next-version' | 'similar-key';
@@ -29,10 +34,11 @@ const MAX_SUGGESTIONS = 5;
 /** The version in force on `asOf`, or a 404 that says why (never the nearest version instead). */
 export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<SectionVersion> {
   const { jurisdiction, citation, asOf, corpus } = params;
+  const coverageUrl = params.coverageUrl ?? '/law/coverage';
   const resolved = resolveCitation(jurisdiction, citation, corpus);
 
   if (resolved.kind !== 'key') {
-    await assertCarried(store, jurisdiction, corpus);
+    await assertCarried(store, jurisdiction, corpus, coverageUrl);
     const hint =
       resolved.kind === 'foreign'
         ? ` '${citation}' is a citation of jurisdiction '${resolved.collection.jurisdiction}' (${resolved.collection.name}), not '${jurisdiction}'.`
@@ -45,7 +51,7 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   const found = await store.findInForce(ref, asOf);
   if (found) return found;
   // Only a miss needs to know whether the corpus is carried at all (a found version proves it is).
-  await assertCarried(store, jurisdiction, collection.corpus);
+  await assertCarried(store, jurisdiction, collection.corpus, coverageUrl);
 
   const versions = await store.listVersions(ref);
   if (versions.length > 0) {
@@ -55,23 +61,38 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
       { didYouMean: versionSuggestions(versions, asOf) },
     );
   }
-  const similar = await similarKeys(store, ref, asOf);
-  const sameCollection = similar.filter((s) => collection.ownsKey(s.citation));
+
+  // Keys sort by collection, and within a collection by title: the keys on either side of `key` include one of its
+  // own collection (and title) whenever any is carried, as every key between two of them is one of them too.
+  const nearby = await store.nearbyKeys(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
+  const where = `${coverageUrl}?jurisdiction=${encodeURIComponent(jurisdiction)}&corpus=${collection.corpus}`;
+  const sameCollection = nearby.filter((k) => collection.ownsKey(k));
   if (sameCollection.length === 0) {
-    // Keys sort by collection, so a carried collection always has neighbours of its own.
     throw new AppError(
       'no_edition_on_file',
-      `No version of ${collection.display(key)} is on file: ${collection.name} is not a carried collection. See /law/coverage for what is.`,
-      { didYouMean: [] },
+      `No version of ${collection.display(key)} is on file: ${collection.name} is not a carried collection. See ${where} for what is.`,
+      { didYouMean: [], coverageUrl: where },
     );
   }
-  throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file.`, { didYouMean: sameCollection });
+  const title = collection.titleOf?.(key) ?? null;
+  const sameTitle = title === null ? sameCollection : sameCollection.filter((k) => collection.titleOf?.(k) === title);
+  if (title !== null && sameTitle.length === 0) {
+    throw new AppError(
+      'no_edition_on_file',
+      `No version of ${collection.display(key)} is on file: ${describeTitle(collection, title)} is not carried. See ${where} for the titles that are.`,
+      { didYouMean: [], coverageUrl: where },
+    );
+  }
+  const similar = await similarKeys(store, ref, sameTitle, asOf);
+  throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file.`, { didYouMean: similar });
 }
 
-async function assertCarried(store: VersionStore, jurisdiction: string, corpus: Corpus | undefined): Promise<void> {
+async function assertCarried(store: VersionStore, jurisdiction: string, corpus: Corpus | undefined, coverageUrl: string): Promise<void> {
   if (await store.carries(jurisdiction, corpus)) return;
   const what = corpus ? `the ${corpus} corpus` : 'any corpus';
-  throw new AppError('not_carried', `Nothing of ${what} is carried for jurisdiction '${jurisdiction}'. See /law/coverage for what is.`);
+  throw new AppError('not_carried', `Nothing of ${what} is carried for jurisdiction '${jurisdiction}'. See ${coverageUrl} for what is.`, {
+    coverageUrl,
+  });
 }
 
 function describeCollections(jurisdiction: string, corpus?: Corpus): string {
@@ -107,8 +128,8 @@ function versionSuggestions(versions: readonly VersionSummary[], asOf: string): 
   return out;
 }
 
-async function similarKeys(store: VersionStore, ref: SectionRef, asOf: string): Promise<Suggestion[]> {
-  const keys = await store.nearbyKeys(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
+/** Each of `keys` with its version in force on `asOf`, or else its latest (keys with no version are left out). */
+async function similarKeys(store: VersionStore, ref: SectionRef, keys: readonly string[], asOf: string): Promise<Suggestion[]> {
   const lists = await Promise.all(keys.map((key) => store.listVersions({ ...ref, key })));
   return lists.flatMap((versions) => {
     if (!versions.length) return [];

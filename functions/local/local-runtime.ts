@@ -153,7 +153,8 @@ async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: s
   const { coverage } = await jobs.afterIngest(log);
   for (const r of coverage?.records ?? []) {
     log(
-      `  loaded ${r.jurisdiction}/${r.corpus} ${r.name}: ${r.sections} sections, ${r.versions} versions, from ${r.coverageFrom}, latest ${r.latestVersion}`,
+      `  loaded ${r.jurisdiction}/${r.corpus} ${r.name}: ${r.sections} sections, ${r.versions} versions, from ${r.coverageFrom}, latest ${r.latestVersion}` +
+        (r.titles ? ` (title${r.titles.length > 1 ? 's' : ''} ${r.titles.map((t) => t.title).join(', ')})` : ''),
     );
   }
   await stores.ops.putMarker(SAMPLE_LOADED, stores.now().toISOString());

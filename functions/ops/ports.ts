@@ -8,15 +8,44 @@ export interface CoverageRecord {
   temporalBasis: TemporalBasis;
   /** YYYY-MM-DD: the earliest date any version of this collection is valid from. */
   coverageFrom: string;
+  /** Label of the newest edition on file. */
   latestVersion: string;
   sections: number;
   versions: number;
   lastRetrievedAt: string;
+  /** YYYY-MM-DD the last version ends (exclusive); null while some version is open (in force from its start on). */
+  coverageTo: string | null;
+  /** YYYY-MM-DD the newest edition (latestVersion) speaks from. */
+  latestVersionDate: string;
+  /** The editions on file (release points, dated editions) by label, oldest first, each with its earliest date. */
+  editions: Array<{ label: string; date: string }>;
+  /** For a collection published in titles (US Code, D.C. Code): the titles carried, in the Code's order. */
+  titles?: TitleCoverage[];
+}
+
+/** One carried title of a collection published in titles. */
+export interface TitleCoverage {
+  /** As in keys: `28`, `5a` (Title 5 Appendix). */
+  title: string;
+  /** The title's name, where known (the US Code's headings). */
+  name?: string;
+  coverageFrom: string;
+  coverageTo: string | null;
+  /** Labels of the title's oldest and newest editions on file, and the date the newest speaks from. */
+  firstVersion: string;
+  latestVersion: string;
+  latestVersionDate: string;
+  /** How many editions (e.g. release points) of this title are on file. */
+  editionCount: number;
+  sections: number;
+  versions: number;
 }
 
 /** The cached coverage matrix with the bookkeeping that decides whether it can still be trusted. */
 export interface CoverageCache {
   records: CoverageRecord[];
+  /** COVERAGE_FORMAT of the code that computed the records; absent before the records carried titles and editions. */
+  format?: number;
   generatedAt: string;
   /** Refresh attempts that failed since the last success. */
   refreshFailures: number;

@@ -6,6 +6,7 @@
  * works on a clone (fresh tables on the same dynalite, a fresh schema on the same PGlite); a test of cached state
  * gets a fresh ops table. The tests that stop the store run last.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { refId, type SectionVersion } from '#law/model.ts';
 import { type SearchIndex, searchDocumentId, toSearchDocument, type VersionStore } from '#law/ports.ts';
 import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { CHECKS, runAudit } from '#ops/audit.ts';
-import { COVERAGE_NOTE, CoverageService, computeCoverage } from '#ops/coverage.ts';
+import { COVERAGE_FORMAT, COVERAGE_NOTE, CoverageService, computeCoverage } from '#ops/coverage.ts';
 import { corpusHealth, probeCorpus } from '#ops/health.ts';
 import type { AuditFinding, CoverageRecord, OpsStore, StoredAuditRun } from '#ops/ports.ts';
 import { readQuality } from '#ops/quality.ts';
@@ -469,6 +470,28 @@ describe('quality audit', () => {
 
 // ---- 2. coverage ------------------------------------------------------------------------------------------------
 
+/** The D.C. Code's editions are its publications: the manifest's distinct publication labels, each its own date. */
+const DC_EDITIONS = readFileSync(`${SAMPLE}dc-code/manifest.csv`, 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => line.split(',')[4]!)
+  .filter((label, i, all) => all.indexOf(label) === i)
+  .sort()
+  .map((label) => ({ label, date: label }));
+
+const dcTitle = (title: string, latest: string, editionCount: number, sections: number, versions: number) => ({
+  title,
+  coverageFrom: '2021-10-18',
+  coverageTo: null,
+  firstVersion: '2021-10-18',
+  latestVersion: latest,
+  latestVersionDate: latest,
+  editionCount,
+  sections,
+  versions,
+});
+
 const EXPECTED_COVERAGE: CoverageRecord[] = [
   {
     jurisdiction: 'dc',
@@ -481,6 +504,16 @@ const EXPECTED_COVERAGE: CoverageRecord[] = [
     sections: 6,
     versions: 57,
     lastRetrievedAt: RETRIEVED_AT,
+    coverageTo: null,
+    latestVersionDate: '2024-10-11',
+    editions: DC_EDITIONS,
+    titles: [
+      dcTitle('1', '2024-10-11', 16, 1, 1),
+      dcTitle('2', '2024-09-15', 24, 1, 15),
+      dcTitle('9', '2024-06-25', 32, 1, 1),
+      dcTitle('22', '2024-08-22', 30, 2, 22),
+      dcTitle('28', '2024-04-22', 20, 1, 18),
+    ],
   },
   {
     jurisdiction: 'nd',
@@ -493,6 +526,9 @@ const EXPECTED_COVERAGE: CoverageRecord[] = [
     sections: 10,
     versions: 10,
     lastRetrievedAt: RETRIEVED_AT,
+    coverageTo: null,
+    latestVersionDate: '2026-03-07',
+    editions: [{ label: 'N.D.R.App.P. as checked against ndcourts.gov on 2026-03-07', date: '2026-03-07' }],
   },
   {
     jurisdiction: 'us',
@@ -505,6 +541,9 @@ const EXPECTED_COVERAGE: CoverageRecord[] = [
     sections: 51,
     versions: 51,
     lastRetrievedAt: RETRIEVED_AT,
+    coverageTo: null,
+    latestVersionDate: '2024-12-01',
+    editions: [{ label: 'FRAP as amended to December 1, 2024', date: '2024-12-01' }],
   },
   {
     jurisdiction: 'us',
@@ -517,6 +556,26 @@ const EXPECTED_COVERAGE: CoverageRecord[] = [
     sections: 39,
     versions: 44,
     lastRetrievedAt: RETRIEVED_AT,
+    coverageTo: null,
+    latestVersionDate: '2022-01-27',
+    editions: [
+      { label: 'Online@113-31', date: '2013-07-26' },
+      { label: 'Online@117-80', date: '2022-01-27' },
+    ],
+    titles: [
+      {
+        title: '1',
+        name: 'General Provisions',
+        coverageFrom: '2013-07-26',
+        coverageTo: null,
+        firstVersion: 'Online@113-31',
+        latestVersion: 'Online@117-80',
+        latestVersionDate: '2022-01-27',
+        editionCount: 2,
+        sections: 39,
+        versions: 44,
+      },
+    ],
   },
 ];
 
@@ -581,6 +640,30 @@ describe('coverage', () => {
     });
     expect(h.control.scans).toBe(1);
     expect(h.behind).toHaveLength(0);
+  });
+
+  it('recomputes, before answering, numbers an earlier version cached without titles and editions', async () => {
+    // Prepare: a fresh cache in the shape computed before COVERAGE_FORMAT 2
+    const h = await coverageHarness();
+    const old = EXPECTED_COVERAGE.map(
+      ({ coverageTo: _to, latestVersionDate: _date, editions: _editions, titles: _titles, ...kept }) => kept,
+    );
+    await h.ops.putCoverage({
+      records: old as CoverageRecord[],
+      generatedAt: '2026-11-22T11:59:00.000Z',
+      refreshFailures: 0,
+      lastError: null,
+      lastAttemptAt: '2026-11-22T11:59:00.000Z',
+      dirtySince: null,
+    });
+
+    // Act
+    const view = await h.service.read({});
+
+    // Assess: today's numbers, stored with their format
+    expect(view).toEqual({ coverage: EXPECTED_COVERAGE, note: COVERAGE_NOTE, generatedAt: '2026-11-22T12:00:00.000Z' });
+    expect(await h.ops.getCoverage()).toMatchObject({ format: COVERAGE_FORMAT, records: EXPECTED_COVERAGE });
+    expect(h.control.scans).toBe(1);
   });
 
   it('after five minutes answers from the cache at once and hands exactly one refresh to the background', async () => {

@@ -12,10 +12,31 @@ const record = (jurisdiction: string, sections: number): CoverageRecord => ({
   sections,
   versions: sections * 2,
   lastRetrievedAt: '2024-06-01T00:00:00Z',
+  coverageTo: null,
+  latestVersionDate: '2024-05-28',
+  editions: [
+    { label: 'Release point 117-80', date: '2021-01-04' },
+    { label: 'Release point 118-50', date: '2024-05-28' },
+  ],
+  titles: [
+    {
+      title: '28',
+      name: 'Judiciary and Judicial Procedure',
+      coverageFrom: '2021-01-04',
+      coverageTo: null,
+      firstVersion: 'Release point 117-80',
+      latestVersion: 'Release point 118-50',
+      latestVersionDate: '2024-05-28',
+      editionCount: 2,
+      sections,
+      versions: sections * 2,
+    },
+  ],
 });
 
 const coverage = (generatedAt: string): CoverageCache => ({
   records: [record('dc', 412), record('us', 58)],
+  format: 2,
   generatedAt,
   refreshFailures: 0,
   lastError: null,

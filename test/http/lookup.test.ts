@@ -285,12 +285,68 @@ describe('envelope and headers', () => {
   });
 });
 
-describe('collections that are defined but not carried', () => {
-  it('reads Sup. Ct. R. 33 as a citation but says the collection is not carried', async () => {
+describe('collections and titles that are not carried', () => {
+  const coverageOf = (corpus: string) => `${fixture().url}/law/coverage?jurisdiction=us&corpus=${corpus}`;
+
+  it('reads Sup. Ct. R. 33 as a citation but says the collection is not carried, and where coverage is', async () => {
     const r = await get('/law/lookup', { jurisdiction: 'us', citation: 'Sup. Ct. R. 33' });
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('no_edition_on_file');
     expect(r.body.error.message).toMatch(/Rules of the Supreme Court of the United States is not a carried collection/);
+    expect(r.body.error.message).toContain(`See ${coverageOf('rules')} for what is.`);
+    expect(r.body.error.coverageUrl).toBe(coverageOf('rules'));
     expect(r.body.error.didYouMean).toEqual([]);
+  });
+
+  it('says a US Code title is not carried, names it, and points at the coverage that lists the titles that are', async () => {
+    for (const citation of ['28 U.S.C. § 1291', '28-1291']) {
+      for (const path of ['/law/lookup', '/law/text']) {
+        const r = await get(path, { jurisdiction: 'us', citation, asOf: '2019-03-01' });
+        expect([r.status, r.body.error.code]).toEqual([404, 'no_edition_on_file']);
+        expect(r.body.error.message).toBe(
+          `No version of 28 U.S.C. § 1291 is on file: Title 28 of the United States Code (Judiciary and Judicial Procedure) is not carried. See ${coverageOf('statutes')} for the titles that are.`,
+        );
+        expect(r.body.error.didYouMean).toEqual([]);
+        expect(r.body.error.coverageUrl).toBe(coverageOf('statutes'));
+      }
+    }
+    // The address it names answers, without a key, with the titles that are carried
+    const coverage = await fetch(coverageOf('statutes'));
+    const body = (await coverage.json()) as { coverage: Array<{ titles: Array<{ title: string }> }> };
+    expect(coverage.status).toBe(200);
+    const titles = body.coverage[0]!.titles.map((t) => t.title);
+    expect(titles).toContain('1');
+    expect(titles).not.toContain('28');
+  });
+
+  it('says so for a title of the D.C. Code too, suggesting nothing from the titles around it', async () => {
+    const r = await get('/law/lookup', { jurisdiction: 'dc', citation: 'D.C. Code § 16-1001' });
+    expect([r.status, r.body.error.code]).toEqual([404, 'no_edition_on_file']);
+    expect(r.body.error.message).toMatch(
+      /^No version of D\.C\. Code § 16-1001 is on file: Title 16 of the Code of the District of Columbia is not carried\./,
+    );
+    expect(r.body.error.didYouMean).toEqual([]);
+  });
+
+  it('suggests keys of the same title only, for a key that does not exist in a carried title', async () => {
+    // 22-9999 sorts between D.C. Code 22-4234 and 28-3814: only the first is of its title
+    const dc = await get('/law/lookup', { jurisdiction: 'dc', citation: '22-9999', asOf: '2024-04-01' });
+    expect([dc.status, dc.body.error.code]).toEqual([404, 'no_edition_on_file']);
+    expect(dc.body.error.message).toBe('No version of D.C. Code § 22-9999 is on file.');
+    expect(dc.body.error.coverageUrl).toBeUndefined();
+    const keys = dc.body.error.didYouMean.map((s: { citation: string }) => s.citation);
+    expect(keys).toContain('22-4234');
+    expect(keys.every((k: string) => k.startsWith('22-'))).toBe(true);
+
+    const usc = await get('/law/lookup', { jurisdiction: 'us', citation: '1 U.S.C. § 999', asOf: '2019-03-01' });
+    expect([usc.status, usc.body.error.code]).toEqual([404, 'no_edition_on_file']);
+    expect(usc.body.error.didYouMean.length).toBeGreaterThan(0);
+    expect(usc.body.error.didYouMean.every((s: { citation: string }) => s.citation.startsWith('1-'))).toBe(true);
+  });
+
+  it('points not_carried at coverage too', async () => {
+    const r = await get('/law/lookup', { jurisdiction: 'ca', citation: '1' });
+    expect([r.status, r.body.error.code]).toEqual([404, 'not_carried']);
+    expect(r.body.error.coverageUrl).toBe(`${fixture().url}/law/coverage`);
   });
 });

@@ -25,8 +25,40 @@ describe('GET /law/coverage', () => {
       temporalBasis: 'compiled-edition',
     });
     expect(usc.versions).toBe(39 + 5);
+    expect(usc).toMatchObject({
+      coverageTo: null,
+      latestVersionDate: '2022-01-27',
+      editions: [
+        { label: 'Online@113-31', date: '2013-07-26' },
+        { label: 'Online@117-80', date: '2022-01-27' },
+      ],
+    });
+    expect(usc.titles).toEqual([
+      {
+        title: '1',
+        name: 'General Provisions',
+        coverageFrom: '2013-07-26',
+        coverageTo: null,
+        firstVersion: 'Online@113-31',
+        latestVersion: 'Online@117-80',
+        latestVersionDate: '2022-01-27',
+        editionCount: 2,
+        sections: 39,
+        versions: 44,
+      },
+    ]);
     const dc = r.body.coverage.find((c: { jurisdiction: string }) => c.jurisdiction === 'dc');
     expect(dc).toMatchObject({ coverageFrom: '2021-10-18', sections: 6 });
+    expect(dc.titles.map((t: { title: string; sections: number }) => `${t.title}:${t.sections}`)).toEqual([
+      '1:1',
+      '2:1',
+      '9:1',
+      '22:2',
+      '28:1',
+    ]);
+    expect(dc.titles.every((t: { name?: string }) => t.name === undefined)).toBe(true);
+    const rules = r.body.coverage.filter((c: { corpus: string }) => c.corpus === 'rules');
+    for (const set of rules) expect(set.titles).toBeUndefined();
     expect(r.body.note).toMatch(/no_edition_on_file/);
     expect(Date.parse(r.body.generatedAt)).not.toBeNaN();
     expect(r.body.stale).toBeUndefined();

@@ -17,6 +17,7 @@ const findVersion = (input: LookupInput, { services }: RouteContext) =>
     citation: input.citation,
     asOf: input.asOf ?? todayUtc(services.now()),
     ...(input.corpus && { corpus: input.corpus }),
+    coverageUrl: `${services.site.baseUrl}/law/coverage`,
   });
 
 export async function handleLookup(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
