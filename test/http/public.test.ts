@@ -19,7 +19,7 @@ describe('GET /law/coverage', () => {
     const usc = r.body.coverage.find((c: { name: string }) => c.name === 'United States Code');
     expect(usc).toMatchObject({
       coverageFrom: '2013-07-26',
-      latestVersion: 'Online@117-80',
+      latestVersion: '117-80',
       sections: 39,
       cadenceClass: 'edition',
       temporalBasis: 'compiled-edition',
