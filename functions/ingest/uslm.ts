@@ -41,7 +41,9 @@ export async function readUslmTitle(file: string, overrides: UslmOverrides = {})
     source: file,
     ...(sourceUrl && { sourceUrl }),
   };
-  return targetsOf(survey).map(({ target, date }) => {
+  const targets = targetsOf(survey);
+  const read = new Set(targets.map((t) => t.target));
+  return targets.map(({ target, date }) => {
     let skipped: readonly SkippedSection[] = [];
     return {
       ...common,
@@ -51,7 +53,7 @@ export async function readUslmTitle(file: string, overrides: UslmOverrides = {})
       scope: { kind: 'prefix', prefix: `${target === 'usc' ? survey.title : target}-` },
       documents: {
         [Symbol.asyncIterator]: () =>
-          readDocuments(file, survey.title, target, (s) => {
+          readDocuments(file, survey.title, target, read, (s) => {
             skipped = s;
           }),
       },
@@ -69,11 +71,15 @@ function targetsOf(survey: TitleSurvey): { target: string; date: string }[] {
     .map(([target, t]) => ({ target, date: (target !== 'usc' && t.amendedTo) || survey.created }));
 }
 
-/** The documents of one target, in file order; what was skipped is handed to `done` once the file is read. */
+/**
+ * The documents of one target, in file order; what was skipped is handed to `done` once the file is read. The `usc`
+ * reading also reports the units of any target the file gives no edition of (`read`): nothing is dropped unsaid.
+ */
 async function* readDocuments(
   file: string,
   title: string,
   target: string,
+  read: ReadonlySet<string>,
   done: (skipped: SkippedSection[]) => void,
 ): AsyncGenerator<SourceDocument> {
   const reader = new UnitReader(title);
@@ -85,9 +91,13 @@ async function* readDocuments(
   const skipped: SkippedSection[] = [];
   function* mine() {
     for (const unit of reader.take()) {
-      if (unit.target !== target) continue;
-      if ('skipped' in unit) skipped.push(unit.skipped);
-      else yield unit.doc;
+      if (unit.target === target) {
+        if ('skipped' in unit) skipped.push(unit.skipped);
+        else yield unit.doc;
+      } else if (target === 'usc' && !read.has(unit.target)) {
+        const where = 'skipped' in unit ? unit.skipped.where : unit.doc.key;
+        skipped.push({ where, reason: 'no-edition', detail: `a unit of ${unit.target} in a title read without its rule sets` });
+      }
     }
   }
   for await (const chunk of uslmText(file)) {

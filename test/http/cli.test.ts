@@ -106,6 +106,9 @@ describe('asof keys and ingest against a running server', () => {
     const missing = await asof(['ingest', 'uslm', '/nonexistent/usc99.xml', '--data-dir', dir]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/usc99\.xml/);
+    const twoSources = await asof(['ingest', 'uslm', 'a.zip', 'b.zip', '--source-url', 'https://mirror.example/a.zip', '--data-dir', dir]);
+    expect(twoSources.code).toBe(2);
+    expect(twoSources.stderr).toMatch(/--source-url names one file/);
     const noName = await asof(['keys', 'create', '--data-dir', dir]);
     expect(noName.code).toBe(2);
     expect(noName.stderr).toMatch(/--name/);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 import { sectionKeys } from '#ingest/uslm/identifiers.ts';
 import { fileNameOfTitle, olrcZipUrl, originOf, titleOfFileName } from '#ingest/uslm/release-point.ts';
+import { uslmText } from '#ingest/uslm/text.ts';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
 import type { SkippedSection } from '#law/ports.ts';
@@ -237,6 +238,33 @@ describe('identifiers the files hold, read into keys', () => {
     expect(rule.catchline).toBe('Privacy Protection For Filings Made with the Court');
     expect(rule.bodyText.split('\n')[0]).toMatch(/^\(a\) Redacted Filings\. Unless the court orders otherwise/);
     expect(rule.bodyText).not.toMatch(/Committee Notes/);
+  });
+});
+
+describe('units no edition of the file takes', () => {
+  it("are reported by the title's edition, not dropped: a court rule set into a title that is no appendix", async () => {
+    // Prepare: the real Title 1 with the real Rule 49.1 of the criminal rules (from 18a) set into it
+    let app18 = '';
+    for await (const chunk of uslmText(zipOf('18a', '117-80'))) app18 += chunk;
+    const from = app18.lastIndexOf('<courtRule ', app18.indexOf('identifier="/us/usc/t18a/courtRules/Crim/rule49.1"'));
+    const rule = app18.slice(from, app18.indexOf('</courtRule>', from) + '</courtRule>'.length);
+    const title1 = await readFile(SAMPLE_XML, 'utf8');
+    const at = title1.lastIndexOf('</title>');
+    const file = join(tmp, 'usc01-with-a-rule.xml');
+    await writeFile(
+      file,
+      `${title1.slice(0, at)}<courtRules identifier="/us/usc/t18a/courtRules/Crim">${rule}</courtRules>${title1.slice(at)}`,
+    );
+
+    // Act
+    const [only, ...others] = await readAll(file);
+
+    // Assess
+    expect(others).toEqual([]);
+    expect(only!.docs.size).toBe(39);
+    expect(only!.skipped).toEqual([
+      { where: 'frcrp-49.1', reason: 'no-edition', detail: 'a unit of frcrp in a title read without its rule sets' },
+    ]);
   });
 });
 
