@@ -155,7 +155,8 @@ export async function uslmParseFigure(
   file: string,
   bytes: number,
 ): Promise<OpsFigure & { sections: number; ms: number; mbPerSec: number; meanBodyChars: number }> {
-  const edition = await readUslmTitle(file, { retrievedAt: new Date().toISOString() });
+  const [edition] = await readUslmTitle(file, { retrievedAt: new Date().toISOString() });
+  if (!edition) throw new Error(`${file}: no US Code edition`);
   const began = performance.now();
   let sections = 0;
   let chars = 0;

@@ -25,7 +25,7 @@ export async function readSampleCorpus(): Promise<SampleDocument[]> {
   const retrievedAt = manifest.retrievedAt;
   const editions: SourceEdition[] = [];
   for (const req of manifest.ingest) {
-    if (req.kind === 'uslm') editions.push(...(await Promise.all(req.files.map((f) => readUslmTitle(at(f), { retrievedAt })))));
+    if (req.kind === 'uslm') editions.push(...(await Promise.all(req.files.map((f) => readUslmTitle(at(f), { retrievedAt })))).flat());
     else if (req.kind === 'dc-code') editions.push(...(await readDcManifest(at(req.manifest), { retrievedAt })));
     else editions.push(...(await readRuleSet(req.set ?? 'frap', req.paths.map(at), { retrievedAt })));
   }

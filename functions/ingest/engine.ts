@@ -14,6 +14,7 @@ import {
   type EditionScope,
   type KeyHistory,
   type SearchIndex,
+  type SkippedSection,
   type StoreWrite,
   searchDocumentId,
   toSearchDocument,
@@ -37,11 +38,15 @@ export interface IngestReport {
   changedKeys: number;
   /** Keys the edition covers but no longer shows. */
   absentKeys: number;
+  /** Sections of the source the reader skipped (named in `edition.skipped`). */
+  skipped: number;
   writes: { put: number; setValidTo: number; delete: number };
 }
 
 const BATCH = 200;
 const MAX_RETRIES = 5;
+/** Skipped sections an edition record names; the rest are counted. */
+const SKIPPED_SAMPLE = 20;
 
 /** A document's identity for versioning: a new version starts only when status, heading or text change. */
 const identityOf = (doc: Pick<SourceDocument, 'status' | 'catchline' | 'bodyText'>): string =>
@@ -81,6 +86,8 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   };
   // Every document is checked before anything is written: an edition that fails the checks leaves the store as it was.
   const checked = await checkEdition(collection, source);
+  const skipped = source.skipped?.() ?? [];
+  if (skipped.length) edition.skipped = { count: skipped.length, sample: skipped.slice(0, SKIPPED_SAMPLE) };
   // Then the edition record: versions starting at this edition take their provenance from it.
   await deps.versions.putEdition(edition);
   const editions = new Map((await deps.versions.listEditions(collection.id)).map((e) => [e.id, e]));
@@ -112,14 +119,24 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   if (seen.size !== checked.keys.size)
     throw new Error(`${source.source}: the documents changed between two readings (${checked.keys.size} then ${seen.size})`);
 
-  // Keys the edition speaks for but does not show: their versions end here.
-  const absent = await absentKeys(deps.versions, collection, source.scope, seen);
+  // Keys the edition speaks for but does not show: their versions end here. A key whose section was skipped is
+  // neither shown nor dropped.
+  const absent = await absentKeys(deps.versions, collection, source.scope, new Set([...seen, ...skippedKeys(skipped)]));
   for (let i = 0; i < absent.length; i += BATCH) await writer.apply(absent.slice(i, i + BATCH), new Map());
 
   const done = { ...edition, documents: seen.size };
   await deps.versions.putEdition(done);
-  return { edition: done, documents: seen.size, changedKeys: writer.changedKeys, absentKeys: absent.length, writes: writer.counts };
+  return {
+    edition: done,
+    documents: seen.size,
+    changedKeys: writer.changedKeys,
+    absentKeys: absent.length,
+    skipped: skipped.length,
+    writes: writer.counts,
+  };
 }
+
+const skippedKeys = (skipped: readonly SkippedSection[]): string[] => skipped.flatMap((s) => (s.key ? [s.key] : []));
 
 /**
  * Reads the edition once to check every document (its collection, its scope, no key twice). Returns the keys and

@@ -10,15 +10,8 @@ import { readUslmTitle } from './uslm.ts';
 
 /** An ingest as the CLI, the local admin socket and the scheduled job describe it. Paths are absolute. */
 export type IngestRequest =
-  | {
-      kind: 'uslm';
-      files: string[];
-      date?: string;
-      label?: string;
-      retrievedAt?: string;
-      /** The publisher's address of the bytes read (one file only): the versions starting at this edition name it. */
-      sourceUrl?: string;
-    }
+  /** USLM title files (.xml, or OLRC's release-point .zip); `sourceUrl` only with one file (e.g. read from a mirror). */
+  | { kind: 'uslm'; files: string[]; date?: string; label?: string; retrievedAt?: string; sourceUrl?: string }
   | { kind: 'dc-code'; manifest: string; retrievedAt?: string }
   | { kind: 'rules'; set?: RuleSetId; paths: string[]; date?: string; label?: string; retrievedAt?: string; temporalBasis?: TemporalBasis };
 
@@ -38,14 +31,15 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
   const retrievedAt = req.retrievedAt ?? now.toISOString();
   switch (req.kind) {
     case 'uslm': {
-      if (req.sourceUrl !== undefined && req.files.length !== 1)
-        throw new Error('a sourceUrl names the address of one file: ingest one file with it');
-      const editions = await Promise.all(
-        req.files.map((file) =>
-          readUslmTitle(file, { retrievedAt, ...(req.date && { date: req.date }), ...(req.label && { label: req.label }) }),
-        ),
-      );
-      return req.sourceUrl ? editions.map((e) => ({ ...e, sourceUrl: req.sourceUrl })) : editions;
+      if (req.sourceUrl && req.files.length > 1) throw new Error('a sourceUrl names one file: ingest the files one at a time');
+      const overrides = {
+        retrievedAt,
+        ...(req.date && { date: req.date }),
+        ...(req.label && { label: req.label }),
+        ...(req.sourceUrl && { sourceUrl: req.sourceUrl }),
+      };
+      // One file may hold several editions (an appendix and the court rules it sets out).
+      return (await Promise.all(req.files.map((file) => readUslmTitle(file, overrides)))).flat();
     }
     case 'dc-code':
       return readDcManifest(req.manifest, { retrievedAt });
@@ -60,6 +54,13 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
       });
     }
   }
+}
+
+/** The sections an edition skipped, named (up to 3) with why; nothing when none was. */
+function describeSkipped(report: IngestReport): string {
+  if (!report.skipped) return '';
+  const sample = (report.edition.skipped?.sample ?? []).slice(0, 3).map((s) => `${s.where}: ${s.reason}`);
+  return `; ${report.skipped} section(s) skipped (${sample.join('; ')}${report.skipped > sample.length ? '; …' : ''}), see asof audit`;
 }
 
 const processOf = (owner: LeaseOwner): string => `process ${owner.pid}${owner.host ? ` on ${owner.host}` : ''}`;
@@ -98,7 +99,8 @@ export async function runIngest(
       reports.push(report);
       log(
         `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
-          `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed`,
+          `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed` +
+          describeSkipped(report),
       );
     }
     if (reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();

@@ -1,8 +1,10 @@
 import type { SectionStatus } from '#law/model.ts';
 
-export const STATUS_ATTRIBUTES: ReadonlySet<string> = new Set(['repealed', 'omitted', 'transferred', 'reserved', 'expired']);
-// The word alone or followed by the source's punctuation: "Repealed.", "[Reserved]", "Omitted" — not "Transferred employees".
-const PLACEHOLDER = /^\[?\s*(repealed|omitted|transferred|reserved|expired)\s*(?:$|[.\],;—-])/i;
+/** The values of USLM's `status` attribute a version keeps as its status (the others are read from the printed placeholder). */
+export const STATUS_ATTRIBUTES: ReadonlySet<string> = new Set(['repealed', 'omitted', 'transferred', 'renumbered', 'reserved', 'expired']);
+// The word alone or followed by the source's punctuation: "Repealed.", "[Reserved]", "Renumbered § 116]" — not
+// "Transferred employees".
+const PLACEHOLDER = /^\[?\s*(repealed|omitted|transferred|renumbered|reserved|expired)\s*(?:$|[.\],;—§-])/i;
 const PLACEHOLDER_BODY_MAX = 300;
 
 /** The status a section's printed placeholder states ("§ 5. Repealed.", "[Reserved]"), else active. */

@@ -1,5 +1,5 @@
 import type { SectionStatus, TemporalBasis } from '#law/model.ts';
-import type { EditionScope } from '#law/ports.ts';
+import type { EditionScope, SkippedSection } from '#law/ports.ts';
 
 /** One section as one edition of a source shows it, already reduced to the text we store. */
 export interface SourceDocument {
@@ -22,7 +22,7 @@ export interface SourceEdition {
   collection: string;
   /** Local calendar date (YYYY-MM-DD) the edition speaks from: its validFrom for texts it shows first. */
   date: string;
-  /** Provenance versionLabel, e.g. `Online@117-80` or `2024-03-18`. */
+  /** Provenance versionLabel, e.g. the release point `117-80` or `2024-03-18`. */
   label: string;
   temporalBasis: TemporalBasis;
   /** ISO timestamp the bytes were retrieved from the source. */
@@ -34,4 +34,6 @@ export interface SourceEdition {
   /** The publisher's address of the bytes read (see EditionRecord.sourceUrl). */
   sourceUrl?: string;
   documents: AsyncIterable<SourceDocument> | Iterable<SourceDocument>;
+  /** The sections the last complete reading of `documents` skipped (a reader that never skips leaves this out). */
+  skipped?: () => readonly SkippedSection[];
 }

@@ -1,4 +1,5 @@
 import type { CadenceClass, Citation, Corpus, TemporalBasis } from './model.ts';
+import { uscDisplay, uscNormalizeKey, uscOwnsKey, uscParsePrinted, uscParts } from './usc-keys.ts';
 import { uscTitleName } from './usc-titles.ts';
 
 /**
@@ -50,7 +51,6 @@ const printed =
   };
 
 // ---- United States Code -------------------------------------------------------------------------------------
-const USC_KEY = /^(\d+[a-z]?)-(\d[0-9a-z.\-–]*)$/;
 const USC_TITLE = /^(\d+[a-z]?)-/;
 const usc: Collection = {
   id: 'usc',
@@ -61,29 +61,16 @@ const usc: Collection = {
   temporalBasis: 'compiled-edition',
   timeZone: 'America/New_York',
   sourceSystem: 'OLRC United States Code (USLM XML release points)',
-  ownsKey: (key) => USC_KEY.test(key),
-  normalizeKey: (raw) => {
-    const k = squash(raw)
-      .toLowerCase()
-      .replace(/\s*-\s*/, '-');
-    return USC_KEY.test(k) ? k : null;
-  },
-  parsePrinted: printed(
-    [/^(\d+[a-z]?)\s*U\.?\s?S\.?\s?C\.?(?:\s?A\.?|\s?S\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d[0-9a-z.\-–]*)(?:\s*\(.*)?$/i],
-    (m) => `${m[1]!.toLowerCase()}-${m[2]!.toLowerCase().replace(/–/g, '-')}`,
-  ),
-  display: (key) => {
-    const m = USC_KEY.exec(key);
-    return m ? `${m[1]} U.S.C. § ${m[2]}` : key;
-  },
-  parts: (key): Record<string, string> => {
-    const m = USC_KEY.exec(key);
-    return m ? { title: m[1]!, section: m[2]! } : {};
-  },
+  ownsKey: uscOwnsKey,
+  normalizeKey: uscNormalizeKey,
+  parsePrinted: uscParsePrinted,
+  display: uscDisplay,
+  parts: uscParts,
+  // The fallback for a version whose edition names no address of its own (see EditionRecord.sourceUrl).
   sourceUrl: (key) => {
-    const m = USC_KEY.exec(key);
-    return m
-      ? `https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title${m[1]}-section${m[2]}&num=0&edition=prelim`
+    const { title, section } = uscParts(key);
+    return title && section
+      ? `https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title${title}-section${section}&num=0&edition=prelim`
       : 'https://uscode.house.gov/';
   },
   titleOf: (keyOrPrefix) => USC_TITLE.exec(keyOrPrefix)?.[1] ?? null,

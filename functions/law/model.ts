@@ -2,7 +2,7 @@
 export const CORPORA = ['statutes', 'rules', 'regulations', 'constitution', 'session-laws', 'ordinances'] as const;
 export type Corpus = (typeof CORPORA)[number];
 
-export const SECTION_STATUSES = ['active', 'repealed', 'reserved', 'omitted', 'transferred', 'expired'] as const;
+export const SECTION_STATUSES = ['active', 'repealed', 'reserved', 'omitted', 'transferred', 'renumbered', 'expired'] as const;
 export type SectionStatus = (typeof SECTION_STATUSES)[number];
 
 export const TEMPORAL_BASES = ['effective-date', 'compiled-edition', 'publication-date', 'retrieval-date'] as const;

@@ -25,6 +25,19 @@ export interface EditionRecord {
   sourceUrl?: string;
   documents: number;
   ingestedAt: string;
+  /** Sections the source shows that the reader could not read (the rest of the edition was read); absent when none. */
+  skipped?: { count: number; sample: SkippedSection[] };
+}
+
+/** A section of a source that an ingest skipped, and why. */
+export interface SkippedSection {
+  /** What the source names it by: its identifier, else its number, else its element's id. */
+  where: string;
+  /** A short code (`unreadable-identifier`, `duplicate-key` …) and what it means here. */
+  reason: string;
+  detail: string;
+  /** The key it would have, when that much could be read: the edition then neither shows nor drops that key. */
+  key?: string;
 }
 
 /** A key's observations across editions, plus a summary of the versions they imply (coverage reads only these). */

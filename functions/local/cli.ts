@@ -46,6 +46,7 @@ const CLI_OPTIONS = {
   date: { type: 'string' },
   label: { type: 'string' },
   'retrieved-at': { type: 'string' },
+  'source-url': { type: 'string' },
   set: { type: 'string' },
   basis: { type: 'string' },
   write: { type: 'boolean' },
@@ -79,7 +80,9 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
   keys … --stage NAME        any keys command against a deployed stage (${stageNames.join(', ') || 'none configured'}): its
                              DynamoDB tables and its API Gateway keys, with your AWS credentials
   plans list [--json]        the plans and their ceilings
-  ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
+  ingest uslm FILE.xml|FILE.zip... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO] [--source-url URL]
+                             US Code titles (OLRC's release-point zips or their XML); the label and address of each
+                             version default to the release point and OLRC's download address of the file
   ingest dc-code MANIFEST.csv [--retrieved-at ISO]
   ingest rules PATH... [--set ${RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
   ingest courtlistener PATH...   CourtListener bulk-data CSV files (.csv, .csv.gz) or API records (court fixture,
@@ -248,8 +251,14 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
     ...(flags.label && { label: flags.label }),
   };
   switch (kind) {
-    case 'uslm':
-      return { kind: 'uslm', files, ...common };
+    case 'uslm': {
+      const sourceUrl = flags['source-url'];
+      if (sourceUrl !== undefined) {
+        if (!URL.canParse(sourceUrl)) throw new UsageError(`--source-url must be a URL (got '${sourceUrl}')`);
+        if (files.length !== 1) throw new UsageError('--source-url names one file: ingest the files one at a time');
+      }
+      return { kind: 'uslm', files, ...common, ...(sourceUrl && { sourceUrl }) };
+    }
     case 'dc-code':
       if (files.length !== 1) throw new UsageError('ingest dc-code takes one MANIFEST.csv');
       return { kind: 'dc-code', manifest: files[0]!, ...(retrievedAt && { retrievedAt }) };

@@ -1,4 +1,4 @@
-import { collectionOfKey } from '#law/collections.ts';
+import { COLLECTIONS, type Collection, collectionOfKey } from '#law/collections.ts';
 import { deriveSpans } from '#law/history.ts';
 import type { Corpus, SectionVersion } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
@@ -17,6 +17,7 @@ export const CHECKS = [
   'size-outliers',
   'history-matches-versions',
   'provenance-complete',
+  'sections-skipped',
 ] as const;
 type CheckName = (typeof CHECKS)[number] | 'search-index-in-sync';
 
@@ -55,10 +56,8 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   const intervals = new Map<string, { scope: ScopeStats; list: Interval[] }>();
   let versionCount = 0;
 
-  /** The stats of the collection owning a key; created on first use (also for a collection left with histories only). */
-  const scopeOf = (jurisdiction: string, corpus: Corpus, key: string): ScopeStats => {
-    const c = collectionOfKey(jurisdiction, corpus, key);
-    const name = `${jurisdiction}/${corpus}/${c?.id ?? 'unknown-collection'}`;
+  /** A collection's stats, created on first use. */
+  const scopeNamed = (name: string, jurisdiction: string): ScopeStats => {
     let s = scopes.get(name);
     if (!s) {
       s = { scope: name, jurisdiction, rows: 0, chars: [], problems: new Map(), unexplainedEmpty: 0, misattributed: 0 };
@@ -66,6 +65,10 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     }
     return s;
   };
+  /** The stats of the collection owning a key; created on first use (also for a collection left with histories only). */
+  const scopeOf = (jurisdiction: string, corpus: Corpus, key: string): ScopeStats =>
+    scopeNamed(`${jurisdiction}/${corpus}/${collectionOfKey(jurisdiction, corpus, key)?.id ?? 'unknown-collection'}`, jurisdiction);
+  const scopeOfCollection = (c: Collection): ScopeStats => scopeNamed(`${c.jurisdiction}/${c.corpus}/${c.id}`, c.jurisdiction);
   const scopeFor = (v: SectionVersion): ScopeStats => scopeOf(v.citation.jurisdiction, v.citation.corpus, v.citation.key);
   const flag = (s: ScopeStats, check: CheckName, what: string) => {
     const problems = s.problems.get(check) ?? { count: 0, sample: [] };
@@ -141,6 +144,19 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     }
   }
 
+  // Sections an ingest could not read: named on each edition record (the latest ingest of an edition replaces it).
+  for (const c of COLLECTIONS) {
+    for (const e of await deps.versions.listEditions(c.id)) {
+      if (!e.skipped?.count) continue;
+      const sample = e.skipped.sample.map((x) => `${x.where} (${x.reason}: ${x.detail})`).join(', ');
+      flag(
+        scopeOfCollection(c),
+        'sections-skipped',
+        `${e.label} (${e.date}) skipped ${e.skipped.count} section(s) of ${e.source}: ${sample}`,
+      );
+    }
+  }
+
   const indexed = await deps.search.count();
   const searchFinding =
     indexed === versionCount
@@ -160,7 +176,7 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     CHECKS.flatMap((check) => {
       const problems = s.problems.get(check);
       if (!problems) return [];
-      const status: CheckStatus = check === 'gaps-explained' || check === 'size-outliers' ? 'warn' : 'fail';
+      const status: CheckStatus = check === 'gaps-explained' || check === 'size-outliers' || check === 'sections-skipped' ? 'warn' : 'fail';
       const detail = `${problems.count} problem(s): ${problems.sample.join('; ')}${problems.count > SAMPLE_PROBLEMS ? '; …' : ''}`;
       return [finding(s.scope, check, status, detail, s.rows, s.chars, s.unexplainedEmpty, s.misattributed)];
     });

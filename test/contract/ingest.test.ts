@@ -239,8 +239,8 @@ const dcOn = (date: string): SourceEdition => {
 };
 
 beforeAll(async () => {
-  usc113 = await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT });
-  usc117 = await readUslmTitle(USC_117_80, { retrievedAt: RETRIEVED_AT });
+  [usc113] = (await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
+  [usc117] = (await readUslmTitle(USC_117_80, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
   dc = await readDcManifest(DC_MANIFEST, { retrievedAt: RETRIEVED_AT });
 });
 
@@ -312,8 +312,8 @@ describe('editions in any order', () => {
     expect(twoVersionKeys).toHaveLength(5);
     for (const key of twoVersionKeys) {
       expect(labels(versionsOfKey(got, key))).toEqual([
-        ['2013-07-26', '2022-01-27', 'Online@113-31'],
-        ['2022-01-27', '9999-12-31', 'Online@117-80'],
+        ['2013-07-26', '2022-01-27', '113-31'],
+        ['2022-01-27', '9999-12-31', '117-80'],
       ]);
     }
     const probes = probesOf(got.versions);
@@ -857,7 +857,7 @@ describe('the ingest lease of a process that is gone', () => {
         expect(await s.ops.takeOverLease('ingest', held!.owner, 'thief', '2026-11-22T09:00:00.000Z')).toBe(true);
       }
     }
-    const first = await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT });
+    const [first] = (await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
     const deps = { ...s, versions: new TakenAfterOneEdition(s.versions, new CrashPoint(Number.POSITIVE_INFINITY), first.date) };
 
     // Act
@@ -865,7 +865,7 @@ describe('the ingest lease of a process that is gone', () => {
 
     // Assess: the first edition written, the second not; the thief's lease untouched
     expect(String(stopped)).toMatch(/the ingest lease ran out and another ingest took it: stopping here/);
-    expect((await s.versions.listEditions('usc')).map((e) => e.label)).toEqual(['Online@113-31']);
+    expect((await s.versions.listEditions('usc')).map((e) => e.label)).toEqual(['113-31']);
     expect(await s.ops.getLease('ingest')).toMatchObject({ owner: 'thief' });
   });
 
@@ -873,7 +873,7 @@ describe('the ingest lease of a process that is gone', () => {
     // Prepare: coverage computed on an empty store, then an ingest that dies after 10 writes
     const s = await openSandbox();
     await s.ops.putCoverage(emptyCoverage('2026-11-22T07:00:00.000Z'));
-    const edition = await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT });
+    const [edition] = (await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
     const dying = { ...crashing(s, new CrashPoint(10), edition), ops: s.ops };
 
     // Act

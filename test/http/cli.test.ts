@@ -63,7 +63,7 @@ describe('asof keys and ingest against a running server', () => {
   it('ingests through the running server, and a re-run changes nothing', async () => {
     const r = await asof(['ingest', 'uslm', USLM_2013, '--data-dir', fixture().dataDir, '--retrieved-at', '2026-11-22T07:25:00Z']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/usc Online@113-31 \(2013-07-26\): 39 sections, 0 changed/);
+    expect(r.stdout).toMatch(/usc 113-31 \(2013-07-26\): 39 sections, 0 changed/);
   });
 
   it('checks the format records through the running server: status and staleness of each, exit 1 on a refusal', async () => {
@@ -106,6 +106,9 @@ describe('asof keys and ingest against a running server', () => {
     const missing = await asof(['ingest', 'uslm', '/nonexistent/usc99.xml', '--data-dir', dir]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/usc99\.xml/);
+    const twoSources = await asof(['ingest', 'uslm', 'a.zip', 'b.zip', '--source-url', 'https://mirror.example/a.zip', '--data-dir', dir]);
+    expect(twoSources.code).toBe(2);
+    expect(twoSources.stderr).toMatch(/--source-url names one file/);
     const noName = await asof(['keys', 'create', '--data-dir', dir]);
     expect(noName.code).toBe(2);
     expect(noName.stderr).toMatch(/--name/);
@@ -230,9 +233,9 @@ describe('a fresh data dir: commands without a server, then serve', () => {
     const later = await asof(['ingest', 'uslm', USLM_2022, '--data-dir', dir]);
     expect(later.code, later.stderr).toBe(0);
     const after = await section112b();
-    expect(before.map((r) => r.provenance.versionLabel)).toEqual(['Online@113-31', 'Online@113-31']);
+    expect(before.map((r) => r.provenance.versionLabel)).toEqual(['113-31', '113-31']);
     expect(before[1]!.bodyText).not.toMatch(/^\(g\)/m);
-    expect(after.provenance.versionLabel).toBe('Online@117-80');
+    expect(after.provenance.versionLabel).toBe('117-80');
     expect(after.bodyText).toMatch(/^\(g\) It is the sense of Congress/m);
 
     const busy = await asof(['serve', '--port', '0', '--data-dir', dir]);

@@ -72,17 +72,17 @@ describe('coverage per title and rule set', () => {
       name: 'United States Code',
       coverageFrom: '2013-07-26',
       coverageTo: null,
-      latestVersion: 'Online@113-31',
+      latestVersion: '113-31',
       latestVersionDate: '2013-07-26',
-      editions: [{ label: 'Online@113-31', date: '2013-07-26' }],
+      editions: [{ label: '113-31', date: '2013-07-26' }],
       titles: [
         {
           title: '1',
           name: 'General Provisions',
           coverageFrom: '2013-07-26',
           coverageTo: null,
-          firstVersion: 'Online@113-31',
-          latestVersion: 'Online@113-31',
+          firstVersion: '113-31',
+          latestVersion: '113-31',
           latestVersionDate: '2013-07-26',
           editionCount: 1,
           sections: 39,
@@ -172,13 +172,13 @@ describe('after an ingest', () => {
     }
     expect(body.stale).toBeUndefined();
     expect(body.coverage[0]).toMatchObject({
-      latestVersion: 'Online@117-80',
+      latestVersion: '117-80',
       latestVersionDate: '2022-01-27',
       editions: [
-        { label: 'Online@113-31', date: '2013-07-26' },
-        { label: 'Online@117-80', date: '2022-01-27' },
+        { label: '113-31', date: '2013-07-26' },
+        { label: '117-80', date: '2022-01-27' },
       ],
-      titles: [{ title: '1', firstVersion: 'Online@113-31', latestVersion: 'Online@117-80', editionCount: 2, sections: 39, versions: 44 }],
+      titles: [{ title: '1', firstVersion: '113-31', latestVersion: '117-80', editionCount: 2, sections: 39, versions: 44 }],
     });
   });
 });

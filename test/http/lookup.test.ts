@@ -22,9 +22,10 @@ describe('GET /law/lookup: the version in force on a date', () => {
     expect(v.validFrom).toBe('2013-07-26T00:00:00-04:00');
     expect(localDate(v.validFrom) <= '2019-03-01' && '2019-03-01' < localDate(v.validTo)).toBe(true);
     expect(v.provenance).toMatchObject({
-      sourceUrl: expect.stringMatching(/^https:\/\/uscode\.house\.gov\//),
+      // OLRC's download address of Title 1 at the release point the version was first read from.
+      sourceUrl: 'https://uscode.house.gov/download/releasepoints/us/pl/113/31/xml_usc01@113-31.zip',
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-      versionLabel: 'Online@113-31',
+      versionLabel: '113-31',
       sourceSystem: expect.any(String),
       retrievedAt: expect.any(String),
     });

@@ -16,8 +16,8 @@ describe('permalink pages', () => {
     expect(p.html).toContain('1 U.S.C. § 112b');
     expect(p.html).toContain('United States international agreements');
     expect(p.html).toContain(lookup.body.result.provenance.contentHash);
-    expect(p.html).toContain('Online@113-31');
-    expect(p.html).toContain('Online@117-80');
+    expect(p.html).toContain('113-31');
+    expect(p.html).toContain('117-80');
     expect(p.html).toContain('Versions on file');
   });
 

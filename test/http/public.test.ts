@@ -19,7 +19,7 @@ describe('GET /law/coverage', () => {
     const usc = r.body.coverage.find((c: { name: string }) => c.name === 'United States Code');
     expect(usc).toMatchObject({
       coverageFrom: '2013-07-26',
-      latestVersion: 'Online@117-80',
+      latestVersion: '117-80',
       sections: 39,
       cadenceClass: 'edition',
       temporalBasis: 'compiled-edition',
@@ -29,8 +29,8 @@ describe('GET /law/coverage', () => {
       coverageTo: null,
       latestVersionDate: '2022-01-27',
       editions: [
-        { label: 'Online@113-31', date: '2013-07-26' },
-        { label: 'Online@117-80', date: '2022-01-27' },
+        { label: '113-31', date: '2013-07-26' },
+        { label: '117-80', date: '2022-01-27' },
       ],
     });
     expect(usc.titles).toEqual([
@@ -39,8 +39,8 @@ describe('GET /law/coverage', () => {
         name: 'General Provisions',
         coverageFrom: '2013-07-26',
         coverageTo: null,
-        firstVersion: 'Online@113-31',
-        latestVersion: 'Online@117-80',
+        firstVersion: '113-31',
+        latestVersion: '117-80',
         latestVersionDate: '2022-01-27',
         editionCount: 2,
         sections: 39,

@@ -6,8 +6,8 @@
  * release point and a row per title) and `/download/priorreleasepoints.htm` (the prior ones, newest first, the current
  * one commented out at the top). Zips answer Range requests (206) like a static file server, unless told not to.
  *
- * Zip names are matched without regard to case: the repo packs Title 5's appendix as `xml_usc05A@117-80.zip`, the
- * publisher names it `xml_usc05a@…` (and the file inside `usc05A.xml`).
+ * Zip names are matched without regard to case, as a mirror may spell appendix titles either way; the repo packs them
+ * as the publisher names them (`xml_usc05a@117-80.zip`, holding `usc05A.xml`).
  *
  * Switches for the faults a publisher has: a connection cut midway through a zip, a corrupt zip, a status for every
  * zip (404, 503), Range not supported. Every request is logged.

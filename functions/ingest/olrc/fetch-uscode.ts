@@ -5,7 +5,6 @@
  * sources cache, which keeps the checked zips (see download.ts). A title that fails (unreachable publisher, HTTP
  * error, corrupt zip, a file the parser refuses) is reported and leaves nothing of itself in the store; the others go on.
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { OpsStore } from '#ops/ports.ts';
@@ -15,7 +14,6 @@ import { type DownloadedZip, downloadTitleZip } from './download.ts';
 import { DEFAULT_TIMEOUTS, type FetchLike, fetchPage, PublisherError, type Timeouts } from './http.ts';
 import { parseCurrentReleasePoint, parseReleasePointId, parseReleasePointList, type ReleasePoint } from './release-points.ts';
 import { needsPages, needsPriorList, type ReleasePointChoice, type ReleasePointPages, selectWork, type WorkItem } from './select.ts';
-import { readTitleZip } from './title-zip.ts';
 import { titleCode, titleName } from './titles.ts';
 import { currentReleasePointUrl, normalizeSource, OLRC_SOURCE, releasePointListUrl, titleZipPath } from './urls.ts';
 
@@ -176,22 +174,22 @@ async function fetchTitle(item: WorkItem, cacheDir: string, deps: FetchUscodeDep
     return { ...base, detail };
   }
 
-  // Until the USLM reader reads a zip itself, it reads the checked XML, extracted next to the zip for the ingest.
-  const xml = zip.file.replace(/\.zip$/, '.xml');
   try {
-    await readTitleZip(zip.file, item.title, { extractTo: xml });
     say(`ingesting ${zip.entry} (${megabytes(zip.xmlBytes)})`);
-    const [report] = await deps.ingest(
-      { kind: 'uslm', files: [xml], label: `Online@${rp.id}`, retrievedAt: zip.retrievedAt, sourceUrl: zip.url },
-      (line) => log(`    ${line}`),
+    // The reader takes the release point from the zip's name; an appendix may give several editions (its rules).
+    const reports = await deps.ingest({ kind: 'uslm', files: [zip.file], retrievedAt: zip.retrievedAt, sourceUrl: zip.url }, (line) =>
+      log(`    ${line}`),
     );
+    const report = reports[0];
     if (!report) throw new Error(`${zip.entry}: the ingest read no edition`);
+    const sections = reports.reduce((n, r) => n + r.documents, 0);
+    const changedKeys = reports.reduce((n, r) => n + r.changedKeys + r.absentKeys, 0);
     const record: IngestedRecord = {
       url: zip.url,
       sha256: zip.sha256,
       bytes: zip.bytes,
       edition: report.edition.id,
-      sections: report.documents,
+      sections,
       ingestedAt: deps.now().toISOString(),
     };
     await deps.markers.putMarker(ingestedMarker(rp.id, item.title), JSON.stringify(record));
@@ -201,15 +199,13 @@ async function fetchTitle(item: WorkItem, cacheDir: string, deps: FetchUscodeDep
       outcome: 'ingested',
       bytes: zip.bytes,
       transferred: zip.transferred,
-      sections: report.documents,
-      changedKeys: report.changedKeys + report.absentKeys,
+      sections,
+      changedKeys,
     };
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     say(`FAILED: ${detail}`);
     return { ...base, url: zip.url, bytes: zip.bytes, transferred: zip.transferred, detail };
-  } finally {
-    await rm(xml, { force: true });
   }
 }
 

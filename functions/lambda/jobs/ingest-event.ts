@@ -25,16 +25,18 @@ const retrievedAt = z.iso.datetime({ offset: true });
  * options as the CLI (functions/ingest/jobs.ts IngestRequest); as there, `retrievedAt` defaults to the ingest's time.
  */
 const ingestEventSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('uslm'),
-    /** USLM XML files, one title at one release point each. */
-    files: z.array(sourceName).min(1),
-    date: calendarDate.optional(),
-    label: z.string().min(1).optional(),
-    retrievedAt: retrievedAt.optional(),
-    /** The publisher's address of the one file named (e.g. OLRC's zip of the title at a release point). */
-    sourceUrl: z.url({ protocol: /^https?$/ }).optional(),
-  }),
+  z
+    .strictObject({
+      kind: z.literal('uslm'),
+      /** USLM title files (XML, or OLRC's release-point zips), one title at one release point each. */
+      files: z.array(sourceName).min(1),
+      date: calendarDate.optional(),
+      label: z.string().min(1).optional(),
+      retrievedAt: retrievedAt.optional(),
+      /** Where the one file was read from (default: OLRC's address of the title at its release point). */
+      sourceUrl: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .refine((e) => !e.sourceUrl || e.files.length === 1, { message: 'sourceUrl names one file', path: ['sourceUrl'] }),
   z.strictObject({
     kind: z.literal('dc-code'),
     /** The manifest; its folder is fetched with it, since the manifest names its files relative to itself. */

@@ -8,8 +8,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeholderStatus } from '#ingest/placeholder.ts';
-import type { SourceDocument } from '#ingest/source.ts';
-import { readUslmTitle } from '#ingest/uslm.ts';
+import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
+import { readUslmTitle, type UslmOverrides } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
 import { normalizeText } from '#shared/hash.ts';
 
@@ -17,8 +17,15 @@ const sample = (path: string) => fileURLToPath(new URL(`../../../data/sample/${p
 const USLM_113 = sample('uslm/usc01@113-31.xml');
 const USLM_117 = sample('uslm/usc01@117-80.xml');
 
+/** The one edition a Title 1 file holds. */
+async function titleEdition(file: string, overrides?: UslmOverrides): Promise<SourceEdition> {
+  const editions = await readUslmTitle(file, overrides);
+  expect(editions).toHaveLength(1);
+  return editions[0]!;
+}
+
 async function sectionsOf(file: string): Promise<Map<string, SourceDocument>> {
-  const edition = await readUslmTitle(file);
+  const edition = await titleEdition(file);
   const docs = new Map<string, SourceDocument>();
   for await (const doc of edition.documents) docs.set(doc.key, doc);
   return docs;
@@ -37,35 +44,47 @@ afterAll(async () => {
 });
 
 describe('readUslmTitle: edition', () => {
-  it('takes label and date from <meta> of each release point', async () => {
-    const a = await readUslmTitle(USLM_113);
-    const b = await readUslmTitle(USLM_117);
+  it("takes the release point (label), the date and OLRC's address of the title at that release point from <meta>", async () => {
+    const a = await titleEdition(USLM_113);
+    const b = await titleEdition(USLM_117);
 
     expect(a).toMatchObject({
       collection: 'usc',
-      label: 'Online@113-31',
+      label: '113-31',
       date: '2013-07-26',
       temporalBasis: 'compiled-edition',
       scope: { kind: 'prefix', prefix: '1-' },
       source: USLM_113,
+      sourceUrl: 'https://uscode.house.gov/download/releasepoints/us/pl/113/31/xml_usc01@113-31.zip',
     });
     expect(b).toMatchObject({
-      label: 'Online@117-80',
+      label: '117-80',
       date: '2022-01-27',
       temporalBasis: 'compiled-edition',
       scope: { kind: 'prefix', prefix: '1-' },
+      sourceUrl: 'https://uscode.house.gov/download/releasepoints/us/pl/117/80/xml_usc01@117-80.zip',
     });
     expect(Number.isNaN(Date.parse(a.retrievedAt))).toBe(false);
   });
 
-  it('lets the caller override date, label and retrieval time', async () => {
-    const edition = await readUslmTitle(USLM_113, { date: '2013-08-01', label: 'custom', retrievedAt: '2024-01-02T03:04:05.000Z' });
+  it('lets the caller override date, label, retrieval time and address (a mirror)', async () => {
+    const edition = await titleEdition(USLM_113, {
+      date: '2013-08-01',
+      label: 'custom',
+      retrievedAt: '2024-01-02T03:04:05.000Z',
+      sourceUrl: 'https://mirror.example/usc01.xml',
+    });
 
-    expect(edition).toMatchObject({ date: '2013-08-01', label: 'custom', retrievedAt: '2024-01-02T03:04:05.000Z' });
+    expect(edition).toMatchObject({
+      date: '2013-08-01',
+      label: 'custom',
+      retrievedAt: '2024-01-02T03:04:05.000Z',
+      sourceUrl: 'https://mirror.example/usc01.xml',
+    });
   });
 
   it('yields every documents iteration afresh (the file is re-read, never held)', async () => {
-    const edition = await readUslmTitle(USLM_113);
+    const edition = await titleEdition(USLM_113);
     let first = 0;
     let second = 0;
 
@@ -73,6 +92,7 @@ describe('readUslmTitle: edition', () => {
     for await (const _ of edition.documents) second++;
 
     expect([first, second]).toEqual([39, 39]);
+    expect(edition.skipped?.()).toEqual([]);
   });
 });
 
@@ -244,15 +264,20 @@ describe('readUslmTitle: unhappy paths', () => {
     await expect(readUslmTitle(sample('rules/frap/rule_32.md'))).rejects.toThrow(/rule_32\.md/);
   });
 
-  it('rejects a section of another title', async () => {
+  it('skips a section of another title, naming it and why, and reads the rest of the file', async () => {
     const raw = await readFile(USLM_113, 'utf8');
     const file = join(fixtures, 'foreign-section.xml');
     await writeFile(file, raw.replace('identifier="/us/usc/t1/s1">', 'identifier="/us/usc/t2/s1">'));
-    const edition = await readUslmTitle(file);
+    const edition = await titleEdition(file);
 
-    await expect(async () => {
-      for await (const _ of edition.documents);
-    }).rejects.toThrow(/'\/us\/usc\/t2\/s1' is not a section of title 1/);
+    const docs = [];
+    for await (const doc of edition.documents) docs.push(doc.key);
+
+    expect(docs).toHaveLength(38);
+    expect(docs).not.toContain('1-1');
+    expect(edition.skipped?.()).toEqual([
+      { where: '/us/usc/t2/s1', reason: 'foreign-title', detail: "'/us/usc/t2/s1' is not a section of title 1" },
+    ]);
   });
 });
 
@@ -284,7 +309,7 @@ describe('readUslmTitle: memory', () => {
     let count = 0;
 
     // Act
-    const edition = await readUslmTitle(file);
+    const edition = await titleEdition(file);
     for await (const doc of edition.documents) {
       if (++count % 500 === 0) {
         gc();
