@@ -98,7 +98,7 @@ describe('asof fetch uscode against a fake publisher', () => {
 
     const url = `${fake.url}/${ZIP_113_31('01')}`;
     const version = await inForce('1-112b', '2014-01-01');
-    expect(version?.provenance).toMatchObject({ sourceUrl: url, versionLabel: 'Online@113-31' });
+    expect(version?.provenance).toMatchObject({ sourceUrl: url, versionLabel: '113-31' });
     expect(JSON.parse((await stores.ops.getMarker(ingestedMarker('113-31', '01')))!)).toMatchObject({ url, sections: 39 });
     // The checked zip and its record stay in the cache; nothing partial or extracted is left behind.
     expect(await filesBelow(cacheDir)).toEqual([ZIP_113_31('01'), `${ZIP_113_31('01')}.json`]);
@@ -117,7 +117,7 @@ describe('asof fetch uscode against a fake publisher', () => {
     expect(result.titles).toMatchObject([{ releasePoint: '117-80', outcome: 'ingested' }]);
     expect((await inForce('1-112b', '2023-01-01'))?.provenance).toMatchObject({
       sourceUrl: `${fake.url}/download/releasepoints/us/pl/117/80/xml_usc01@117-80.zip`,
-      versionLabel: 'Online@117-80',
+      versionLabel: '117-80',
     });
     // The version of 2013 keeps the address it was read from.
     expect((await inForce('1-112b', '2014-01-01'))?.provenance.sourceUrl).toMatch(/xml_usc01@113-31\.zip$/);
@@ -248,7 +248,7 @@ describe('the command line', () => {
     expect(first.out).toMatch(
       /release point 117-80: 1 title\n {2}title 1: 34 KB downloaded, checked \(usc01\.xml\)\n {2}title 1: ingesting usc01\.xml/,
     );
-    expect(first.out).toMatch(/usc Online@117-80 \(2022-01-27\): 39 sections, 39 changed/);
+    expect(first.out).toMatch(/usc 117-80 \(2022-01-27\): 39 sections, 39 changed/);
     expect(await filesBelow(join(dataDir, 'sources'))).toEqual([
       'olrc/download/releasepoints/us/pl/117/80/xml_usc01@117-80.zip',
       'olrc/download/releasepoints/us/pl/117/80/xml_usc01@117-80.zip.json',
