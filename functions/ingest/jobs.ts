@@ -85,8 +85,10 @@ export async function runIngest(
       const report = await ingestEdition(deps, edition);
       reports.push(report);
       log(
-        `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
-          `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed`,
+        report.unchanged
+          ? `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, unchanged since its last complete ingest (nothing to write)`
+          : `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
+              `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed`,
       );
     }
     if (reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();

@@ -25,6 +25,12 @@ export interface EditionRecord {
   sourceUrl?: string;
   documents: number;
   ingestedAt: string;
+  /**
+   * Set only by the last write of an ingest that completed: a digest of what the edition showed (each key and its
+   * text identity, in order). A later ingest of the same edition that reads the same digest changes nothing and is
+   * skipped; an ingest that starts rewrites the record without it, so an edition cut off midway is never skipped.
+   */
+  completeDigest?: string;
 }
 
 /** A key's observations across editions, plus a summary of the versions they imply (coverage reads only these). */

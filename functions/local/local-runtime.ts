@@ -70,6 +70,7 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs) => AdminJob> = {
       label: r.edition.label,
       documents: r.documents,
       changedKeys: r.changedKeys,
+      unchanged: r.unchanged,
       writes: r.writes,
     }));
   },
