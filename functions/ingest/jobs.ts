@@ -86,7 +86,7 @@ export async function runIngest(
       reports.push(report);
       log(
         report.unchanged
-          ? `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, unchanged since its last complete ingest (nothing to write)`
+          ? `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, 0 changed (the same as at its last complete ingest: nothing written)`
           : `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
               `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed`,
       );
