@@ -5,6 +5,7 @@ import type { BulkLoadFigure } from './bulk-load.ts';
 import type { BundleFigure, BundleResults } from './bundles.ts';
 import type { CitationResults } from './citations.ts';
 import { type LoadResult, percentiles } from './http-load.ts';
+import type { IngestWorkerResult } from './ingest-worker.ts';
 import type { Machine } from './machine.ts';
 import type { CpuBreakdown, IngestBreakdown } from './profile.ts';
 import type { OpsFigure } from './pure.ts';
@@ -14,6 +15,7 @@ import type { SearchTermCell, SearchTermCosts } from './search-terms.ts';
 import type { StartupFigure } from './startup.ts';
 import { EDITION_DATES, SECTIONS_PER_CHAPTER, SYNTHETIC_TITLE } from './synthetic-uslm.ts';
 import { SAMPLE_DATES, SEARCH_QUERIES } from './targets.ts';
+import type { UslmIngestFigures } from './uslm-ingest.ts';
 
 /** bench/RESULTS.md from the figures of one run. */
 
@@ -95,6 +97,9 @@ export interface BenchResults {
   /** Each endpoint function's bundle and module init, beside the floor (AWS stack issue). */
   bundles?: BundleResults;
   bundlesRun?: { at: string; commit: string; command: string };
+  /** USLM ingest on real OLRC files: first load, unchanged re-run, the largest and smallest title (issue 16). */
+  uslmIngest?: UslmIngestFigures | null;
+  uslmIngestRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   /** § 6: search cost by the number of words of `q`, on the scale store. */
   searchTerms?: SearchTermCosts | null;
@@ -318,6 +323,7 @@ export function renderReport(r: BenchResults): string {
   if (r.citations) push(...citationSection(r.citations));
   if (r.bulkLoad?.length) push(...bulkLoadSection(r.bulkLoad, r.bulkLoadRun));
   if (r.bundles?.functions) push(...bundlesSection(r.bundles, r.bundlesRun));
+  if (r.uslmIngest) push(...uslmIngestSection(r.uslmIngest, r.uslmIngestRun));
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {
@@ -830,6 +836,70 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
           '| variant | size | source map | init median ms | init min ms | CPU median ms | Δ CPU vs as deployed (ms) |',
           '|---|--:|--:|--:|--:|--:|--:|',
           ...b.levers.map(lever),
+          '',
+        ]
+      : []),
+  ];
+}
+
+const USLM_TARGETS = { firstLoadMBps: 5, rerunMBps: 20 };
+
+function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslmIngestRun']): string[] {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1);
+  const rate = (bytes: number, msv: number) => (bytes / 1e6 / (msv / 1000)).toFixed(2);
+  const accepted = u.files.filter((f) => !f.refused);
+  const refused = u.files.filter((f) => f.refused);
+  const first = u.firstLoad.worker;
+  const again = u.rerun.worker;
+  const firstRate = u.firstLoad.xmlBytes / 1e6 / (first.ingestMs / 1000);
+  const rerunRate = u.rerun.xmlBytes / 1e6 / (again.ingestMs / 1000);
+  const skipped = again.editions.filter((e) => e.unchanged).length;
+  const peak = (w: IngestWorkerResult) => w.peakRssAfterIngestBytes ?? w.peakRssBytes;
+  const cpu = (w: IngestWorkerResult) => (w.ingestCpuMs === undefined ? '–' : sec(w.ingestCpuMs));
+  const perCpu = (bytes: number, w: IngestWorkerResult) => (w.ingestCpuMs ? (bytes / 1e6 / (w.ingestCpuMs / 1000)).toFixed(1) : '–');
+  const heap = (w: IngestWorkerResult) => (w.peakHeapDuringIngestBytes ? mib(w.peakHeapDuringIngestBytes) : '–');
+  const [largest, smallest] = [u.single.find((x) => x.which === 'largest'), u.single.find((x) => x.which === 'smallest')];
+  const name = (file: string) => file.split('/').at(-1) ?? file;
+  return [
+    '## 1e. USLM ingest on the real files (issue 16)',
+    '',
+    ...(separately
+      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
+      : []),
+    `OLRC's US Code titles under \`${u.dir}\` (${u.zips} zips, unpacked first in ${sec(u.unzipMs)}; \`-- --uslm-dir DIR\` points the section at another ` +
+      'directory of OLRC zips or USLM XML, e.g. a full release-point download). Each run is a child process of its own on a fresh or the same ' +
+      'data dir, through `runIngest` on `openLocalStores` as `asof ingest` runs it (DynamoDB adapter on dynalite, PostgreSQL search on PGlite, ' +
+      'on disk). MB = 10⁶ bytes of XML. The baseline is the USLM reader alone over the same files, no store: the ratio shows what the stores add. ' +
+      "Peak RSS is VmHWM when runIngest returned, reset after the stores opened (so a new data dir's initdb, given apart, is not in it); " +
+      'CPU time is user + system of every thread of the process during runIngest, which other work on the machine moves far less than wall time. ' +
+      `Load average of the machine when the section began: ${u.loadAverage?.map((l) => l.toFixed(1)).join(', ') ?? '–'}.`,
+    '',
+    `${accepted.length} files ingested, ${mb(u.parse.xmlBytes)} MB of XML, ${int(u.parse.sections)} sections` +
+      (refused.length
+        ? `; ${refused.length} refused by the reader and left out: ${refused.map((f) => `${name(f.found)} (${f.refused})`).join('; ')}`
+        : '') +
+      '.',
+    '',
+    '| run | time | MB/s of XML | versions written | versions/s | ÷ reader alone (time) | CPU time (all threads) | MB of XML per CPU second | peak RSS | peak JS heap | target |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    `| the USLM reader alone, no store (baseline) | ${sec(u.parse.ms)} | ${rate(u.parse.xmlBytes, u.parse.ms)} | – | – | 1× | | | ${mib(u.parse.peakRssBytes)} | | |`,
+    `| first load into an empty data dir | ${sec(first.ingestMs)} | ${firstRate.toFixed(2)} | ${int(u.firstLoad.versions)} | ${int(u.firstLoad.versions / (first.ingestMs / 1000))} | ${ratio(first.ingestMs / u.parse.ms)} | ${cpu(first)} | ${perCpu(u.firstLoad.xmlBytes, first)} | ${mib(peak(first))} | ${heap(first)} | ≥ ${USLM_TARGETS.firstLoadMBps} MB/s: ${verdict(firstRate >= USLM_TARGETS.firstLoadMBps)} |`,
+    `| the same ingest again, nothing changed (${skipped} of ${again.editions.length} editions skipped as unchanged) | ${sec(again.ingestMs)} | ${rerunRate.toFixed(2)} | ${int(u.rerun.versions)} | – | ${ratio(again.ingestMs / u.parse.ms)} | ${cpu(again)} | ${perCpu(u.rerun.xmlBytes, again)} | ${mib(peak(again))} | ${heap(again)} | ≥ ${USLM_TARGETS.rerunMBps} MB/s: ${verdict(rerunRate >= USLM_TARGETS.rerunMBps)} |`,
+    ...u.single.map(
+      (x) =>
+        `| the ${x.which} title alone (${name(x.file)}, ${mb(x.xmlBytes)} MB), first load | ${sec(x.worker.ingestMs)} | ${rate(x.xmlBytes, x.worker.ingestMs)} | ${int(x.versions)} | ${int(x.versions / (x.worker.ingestMs / 1000))} | | ${cpu(x.worker)} | ${perCpu(x.xmlBytes, x.worker)} | ${mib(peak(x.worker))} (reader alone ${mib(x.parsePeakRssBytes)}) | ${heap(x.worker)} | |`,
+    ),
+    '',
+    `Opening the stores of a new data dir (PGlite's initdb): ${sec(first.openMs)}, peak RSS ${mib(first.peakRssOpenBytes ?? 0)}. ` +
+      `After the first load: coverage refresh ${sec(first.coverageMs)}, audit ${sec(first.auditMs)} (${first.auditSummary}).` +
+      (first.auditFindings.length ? ` Findings: ${first.auditFindings.join('; ')}` : ''),
+    '',
+    ...(largest && smallest
+      ? [
+          `Peak RSS, largest title ÷ smallest: ${ratio(peak(largest.worker) / peak(smallest.worker))} for ${ratio(largest.xmlBytes / smallest.xmlBytes)} the XML ` +
+            `(target: must not grow with the size of a title: ${verdict(peak(largest.worker) / peak(smallest.worker) < 1.25)}, within 25 %); ` +
+            `peak JS heap of the ingest, largest ÷ smallest: ${largest.worker.peakHeapDuringIngestBytes && smallest.worker.peakHeapDuringIngestBytes ? ratio(largest.worker.peakHeapDuringIngestBytes / smallest.worker.peakHeapDuringIngestBytes) : '–'}. ` +
+            "Most of the RSS is the embedded stores' own (PGlite's WASM memory, which an initdb grows and never gives back; dynalite and LevelDB), not the title's.",
           '',
         ]
       : []),

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles]`: the benchmark suite. Writes bench/RESULTS.md and
- * bench/results.json. See bench/report.ts for what each figure means.
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest] [-- --uslm-dir DIR]`: the benchmark
+ * suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only ingest` runs
+ * the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default data/uslm/olrc).
  */
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -49,6 +50,7 @@ import {
   syntheticLookupPaths,
   syntheticSearchPaths,
 } from './targets.ts';
+import { DEFAULT_USLM_DIR, uslmIngestFigures } from './uslm-ingest.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -57,6 +59,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'no-profile': { type: 'boolean', default: false },
     only: { type: 'string' },
+    'uslm-dir': { type: 'string' },
   },
 });
 
@@ -313,8 +316,19 @@ if (args.only === 'bundles') {
   log('wrote the bundle figures into bench/RESULTS.md and bench/results.json');
   process.exit(0);
 }
+// `--only ingest`: the USLM ingest on real files, alone, put into the committed results, saying so.
+if (args.only === 'ingest') {
+  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  log(`USLM ingest on the real files (${args['uslm-dir'] ?? DEFAULT_USLM_DIR}), alone`);
+  previous.uslmIngest = await uslmIngestFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, log);
+  previous.uslmIngestRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
+  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
+  log('wrote the USLM ingest figures into bench/RESULTS.md and bench/results.json');
+  process.exit(0);
+}
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows two sections: bulk, bundles (got '${args.only}')`);
+  if (args.only !== 'bulk') throw new Error(`--only knows three sections: bulk, bundles, ingest (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
   log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
   previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
@@ -357,6 +371,8 @@ try {
   results.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
   log('Lambda bundles: size and module init, per endpoint function');
   results.bundles = await bundleFigures(log);
+  log(`USLM ingest on the real files (${args['uslm-dir'] ?? DEFAULT_USLM_DIR})`);
+  results.uslmIngest = await uslmIngestFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, log);
 
   // ---- the bundled sample ----------------------------------------------------------------------------------
   const sampleDir = await temp('sample');

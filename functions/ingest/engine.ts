@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Collection, citationFor, collectionById } from '#law/collections.ts';
 import {
   deriveSpans,
@@ -20,6 +21,7 @@ import {
   toSearchDocument,
   type VersionStore,
 } from '#law/ports.ts';
+import { forEachBounded } from '#shared/bounded.ts';
 import { isCalendarDate, localMidnight } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
 import { contentHash, normalizeText, sha256Hex } from '#shared/hash.ts';
@@ -41,12 +43,21 @@ export interface IngestReport {
   /** Sections of the source the reader skipped (named in `edition.skipped`). */
   skipped: number;
   writes: { put: number; setValidTo: number; delete: number };
+  /**
+   * The edition was ingested completely before and shows the same keys with the same texts: nothing was read from
+   * the stores but the edition list, and nothing was written but the edition record.
+   */
+  unchanged: boolean;
 }
 
 const BATCH = 200;
 const MAX_RETRIES = 5;
 /** Skipped sections an edition record names; the rest are counted. */
 const SKIPPED_SAMPLE = 20;
+/** Batches whose search and history writes may still be going on while the next batch is written. */
+const IN_FLIGHT = 2;
+/** History writes (one conditional write each) at once. */
+const HISTORY_CONCURRENCY = 16;
 
 /** A document's identity for versioning: a new version starts only when status, heading or text change. */
 const identityOf = (doc: Pick<SourceDocument, 'status' | 'catchline' | 'bodyText'>): string =>
@@ -64,7 +75,8 @@ const inScope = (scope: EditionScope, key: string): boolean =>
 /**
  * Apply one edition: record each covered key's observation, derive its versions, and write the difference in the
  * order planWrites gives (every lookup answers the old or the new state at every step), then the key's history.
- * Re-running an edition changes nothing. Versions are written before the history that implies them, so an ingest
+ * Re-running an edition changes nothing; one whose last ingest completed with the same documents is recognised after
+ * the check pass and not written again. Versions are written before the history that implies them, so an ingest
  * that dies midway is completed by running it again.
  */
 export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Promise<IngestReport> {
@@ -88,75 +100,163 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   const checked = await checkEdition(collection, source);
   const skipped = source.skipped?.() ?? [];
   if (skipped.length) edition.skipped = { count: skipped.length, sample: skipped.slice(0, SKIPPED_SAMPLE) };
-  // Then the edition record: versions starting at this edition take their provenance from it.
+  const onFile = await deps.versions.listEditions(collection.id);
+  if (unchangedSinceComplete(onFile, edition, checked.digest)) {
+    // Only the record says it was read again, as a full re-run would leave it.
+    const done: EditionRecord = { ...edition, documents: checked.keys.size, completeDigest: checked.digest };
+    await deps.versions.putEdition(done);
+    return {
+      edition: done,
+      documents: checked.keys.size,
+      changedKeys: 0,
+      absentKeys: 0,
+      skipped: skipped.length,
+      writes: { put: 0, setValidTo: 0, delete: 0 },
+      unchanged: true,
+    };
+  }
+  // Then the edition record, without a digest until the end: versions starting at this edition take their provenance
+  // from it, and an ingest cut off before the end leaves it marked incomplete.
   await deps.versions.putEdition(edition);
-  const editions = new Map((await deps.versions.listEditions(collection.id)).map((e) => [e.id, e]));
+  const editions = new Map(onFile.map((e) => [e.id, e]));
   editions.set(edition.id, edition);
 
   const writer = new KeyWriter(deps, collection, edition, editions);
-  const seen = new Set<string>();
-  let batch: SourceDocument[] = [];
-  for await (const raw of checked.documents) {
-    const doc = checkedDocument(collection, source, raw);
-    if (seen.has(doc.key) || !checked.keys.has(doc.key))
-      throw new Error(`${source.source}: the documents changed between two readings (${doc.key})`);
-    seen.add(doc.key);
-    batch.push(doc);
-    if (batch.length >= BATCH) {
-      await writer.apply(
-        batch.map((d) => d.key),
-        new Map(batch.map((d) => [d.key, d])),
-      );
-      batch = [];
-    }
+  try {
+    const { seen, absent, completeDigest } = await writeEdition(deps, collection, source, checked, skipped, writer);
+    const done: EditionRecord = { ...edition, documents: seen.size, completeDigest };
+    await deps.versions.putEdition(done);
+    return {
+      edition: done,
+      documents: seen.size,
+      changedKeys: writer.changedKeys,
+      absentKeys: absent.length,
+      skipped: skipped.length,
+      writes: writer.counts,
+      unchanged: false,
+    };
+  } finally {
+    // Nothing of this ingest may still be writing once it has returned or failed (the lease is released after it).
+    await writer.settle();
   }
-  if (batch.length)
+}
+
+/** The edition's documents, read again, and the keys it no longer shows, through `writer`. */
+async function writeEdition(
+  deps: IngestDeps,
+  collection: Collection,
+  source: SourceEdition,
+  checked: CheckedEdition,
+  skipped: readonly SkippedSection[],
+  writer: KeyWriter,
+): Promise<{ seen: Set<string>; absent: string[]; completeDigest: string }> {
+  const seen = new Set<string>();
+  const digest = new EditionDigest();
+  let batch: SourceDocument[] = [];
+  const flush = async () => {
     await writer.apply(
       batch.map((d) => d.key),
       new Map(batch.map((d) => [d.key, d])),
     );
+    batch = [];
+  };
+  for await (const raw of checked.documents) {
+    const doc = checked.kept ? raw : checkedDocument(collection, source, raw);
+    if (seen.has(doc.key) || !checked.keys.has(doc.key))
+      throw new Error(`${source.source}: the documents changed between two readings (${doc.key})`);
+    seen.add(doc.key);
+    digest.add(doc);
+    batch.push(doc);
+    if (batch.length >= BATCH) await flush();
+  }
+  if (batch.length) await flush();
+  await writer.drain();
 
   if (seen.size !== checked.keys.size)
     throw new Error(`${source.source}: the documents changed between two readings (${checked.keys.size} then ${seen.size})`);
+  const completeDigest = digest.value();
+  if (completeDigest !== checked.digest) throw new Error(`${source.source}: the documents changed between two readings (their texts)`);
 
   // Keys the edition speaks for but does not show: their versions end here. A key whose section was skipped is
   // neither shown nor dropped.
   const absent = await absentKeys(deps.versions, collection, source.scope, new Set([...seen, ...skippedKeys(skipped)]));
   for (let i = 0; i < absent.length; i += BATCH) await writer.apply(absent.slice(i, i + BATCH), new Map());
-
-  const done = { ...edition, documents: seen.size };
-  await deps.versions.putEdition(done);
-  return {
-    edition: done,
-    documents: seen.size,
-    changedKeys: writer.changedKeys,
-    absentKeys: absent.length,
-    skipped: skipped.length,
-    writes: writer.counts,
-  };
+  await writer.drain();
+  return { seen, absent, completeDigest };
 }
 
 const skippedKeys = (skipped: readonly SkippedSection[]): string[] => skipped.flatMap((s) => (s.key ? [s.key] : []));
 
+/** What an edition shows, as its observations see it: each key and its text identity, in the order read. */
+class EditionDigest {
+  private readonly hash = createHash('sha256');
+
+  add(doc: SourceDocument): void {
+    this.hash.update(`${doc.key}\u0000${identityOf(doc)}\n`);
+  }
+
+  value(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+/**
+ * Would ingesting the edition again change nothing? Only when its last ingest completed with the same digest and the
+ * same sections skipped, and no
+ * other edition of the same date speaks for any of its keys (an observation is replaced by the next one of its date,
+ * so such an edition may have replaced this one's since).
+ */
+function unchangedSinceComplete(onFile: readonly EditionRecord[], edition: EditionRecord, digest: string): boolean {
+  const previous = onFile.find((e) => e.id === edition.id);
+  if (previous?.completeDigest !== digest) return false;
+  if (JSON.stringify(previous.skipped ?? null) !== JSON.stringify(edition.skipped ?? null)) return false;
+  return !onFile.some((e) => e.id !== edition.id && e.date === edition.date && scopesOverlap(e.scope, edition.scope));
+}
+
+function scopesOverlap(a: EditionScope, b: EditionScope): boolean {
+  if (a.kind === 'prefix' && b.kind === 'prefix') return a.prefix.startsWith(b.prefix) || b.prefix.startsWith(a.prefix);
+  if (a.kind === 'keys' && b.kind === 'keys') {
+    const keys = new Set(a.keys);
+    return b.keys.some((k) => keys.has(k));
+  }
+  const [prefix, keys] = a.kind === 'prefix' ? [a.prefix, (b as { keys: string[] }).keys] : [(b as { prefix: string }).prefix, a.keys];
+  return keys.some((k) => k.startsWith(prefix));
+}
+
 /**
  * Reads the edition once to check every document (its collection, its scope, no key twice). Returns the keys and
- * what to read for the writes: the source again when it can be iterated again (the connectors re-read their files,
- * holding one section at a time), or the documents kept here when it is a one-shot iterator.
+ * what to read for the writes: the documents kept here, checked, while their texts stay under KEEP_CHARS (every real
+ * US Code title does) or when the source is a one-shot iterator; else the source again (the connectors re-read their
+ * files, holding one section at a time), so that memory stays bounded whatever the edition's size.
  */
-async function checkEdition(
-  collection: Collection,
-  source: SourceEdition,
-): Promise<{ keys: Set<string>; documents: SourceEdition['documents'] }> {
+interface CheckedEdition {
+  keys: Set<string>;
+  documents: SourceEdition['documents'];
+  /** The documents are the checked ones kept from the first reading. */
+  kept: boolean;
+  digest: string;
+}
+
+/** Characters of text (about two bytes each in memory) an edition's checked documents may hold between the two passes. */
+const KEEP_CHARS = 16 * 1024 * 1024;
+
+async function checkEdition(collection: Collection, source: SourceEdition): Promise<CheckedEdition> {
   const oneShot = typeof (source.documents as { next?: unknown }).next === 'function';
   const keys = new Set<string>();
-  const kept: SourceDocument[] = [];
+  let kept: SourceDocument[] | null = [];
+  let chars = 0;
+  const digest = new EditionDigest();
   for await (const raw of source.documents) {
     const doc = checkedDocument(collection, source, raw);
     if (keys.has(doc.key)) throw new Error(`${source.source}: key ${doc.key} appears twice in one edition`);
     keys.add(doc.key);
-    if (oneShot) kept.push(doc);
+    digest.add(doc);
+    if (!kept) continue;
+    kept.push(doc);
+    chars += doc.bodyText.length + doc.historyNote.length + doc.catchline.length;
+    if (!oneShot && chars > KEEP_CHARS) kept = null;
   }
-  return { keys, documents: oneShot ? kept : source.documents };
+  return { keys, documents: kept ?? source.documents, kept: kept !== null, digest: digest.value() };
 }
 
 function checkedDocument(collection: Collection, source: SourceEdition, doc: SourceDocument): SourceDocument {
@@ -188,10 +288,18 @@ interface KeyPlan {
   doc: SourceDocument | undefined;
 }
 
-/** Applies observations for a batch of keys of one edition. */
+/**
+ * Applies observations for batches of keys of one edition. A batch's version writes are awaited (they go phase by
+ * phase, see planWrites); its search writes and then its histories (each key's history after its versions and search
+ * rows, so a re-run redoes whatever a crash cut short) go on behind the next batch, at most IN_FLIGHT batches at a
+ * time: the search index (PGlite in its own thread) works while the next batch is read and its versions written.
+ * Batches hold different keys, so their writes never touch the same item. `drain` waits for them all.
+ */
 class KeyWriter {
   changedKeys = 0;
   readonly counts = { put: 0, setValidTo: 0, delete: 0 };
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
 
   constructor(
     private readonly deps: IngestDeps,
@@ -201,15 +309,59 @@ class KeyWriter {
   ) {}
 
   async apply(keys: string[], docs: Map<string, SourceDocument>): Promise<void> {
-    let pending = keys;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > MAX_RETRIES) throw new Error(`keys kept changing under the ingest: ${pending.slice(0, 5).join(', ')}`);
-      pending = await this.applyOnce(pending, docs);
-    }
+    this.throwIfFailed();
+    while (this.inFlight.size >= IN_FLIGHT) await Promise.race(this.inFlight);
+    this.throwIfFailed();
+    const rest = await this.writeVersions(keys, docs);
+    const tail = rest()
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+      })
+      .finally(() => this.inFlight.delete(tail));
+    this.inFlight.add(tail);
   }
 
-  /** Returns the keys that lost an optimistic-concurrency race and must be re-planned. */
-  private async applyOnce(keys: string[], docs: Map<string, SourceDocument>): Promise<string[]> {
+  /** Waits for every batch's writes; throws the first failure. */
+  async drain(): Promise<void> {
+    await this.settle();
+    this.throwIfFailed();
+  }
+
+  /** Waits until no write of this writer is going on (a failure is kept for drain and apply). */
+  async settle(): Promise<void> {
+    while (this.inFlight.size) await Promise.all(this.inFlight);
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  /**
+   * Plans the keys and writes their versions; returns what remains of the batch: the search writes, then the
+   * histories, then again for the keys that lost an optimistic-concurrency race (re-planned, up to MAX_RETRIES).
+   */
+  private async writeVersions(keys: string[], docs: Map<string, SourceDocument>, attempt = 0): Promise<() => Promise<void>> {
+    if (attempt > MAX_RETRIES) throw new Error(`keys kept changing under the ingest: ${keys.slice(0, 5).join(', ')}`);
+    const plans = await this.plan(keys, docs);
+    const phases: StoreWrite[][] = [];
+    const steps = Math.max(0, ...plans.map((p) => p.writes.length));
+    for (let step = 0; step < steps; step++) {
+      const writes: StoreWrite[] = [];
+      for (const p of plans) {
+        const w = p.writes[step];
+        if (w) writes.push(await this.toStoreWrite(p, w));
+      }
+      await this.deps.versions.applyWrites(writes);
+      phases.push(writes);
+    }
+    return async () => {
+      for (const writes of phases) await this.mirrorToSearch(writes);
+      const lost = await this.putHistories(plans);
+      if (lost.length) await (await this.writeVersions(lost, docs, attempt + 1))();
+    };
+  }
+
+  private async plan(keys: string[], docs: Map<string, SourceDocument>): Promise<KeyPlan[]> {
     const { jurisdiction, corpus } = this.collection;
     const histories = await this.deps.versions.getHistories(jurisdiction, corpus, keys);
     const plans: KeyPlan[] = [];
@@ -230,30 +382,22 @@ class KeyWriter {
         doc,
       });
     }
+    return plans;
+  }
 
-    const phases = Math.max(0, ...plans.map((p) => p.writes.length));
-    for (let step = 0; step < phases; step++) {
-      const writes: StoreWrite[] = [];
-      for (const p of plans) {
-        const w = p.writes[step];
-        if (w) writes.push(await this.toStoreWrite(p, w));
-      }
-      await this.deps.versions.applyWrites(writes);
-      await this.mirrorToSearch(writes);
-    }
-
+  /** Writes each plan's history; returns the keys that lost an optimistic-concurrency race and must be re-planned. */
+  private async putHistories(plans: KeyPlan[]): Promise<string[]> {
     const lost: string[] = [];
-    await Promise.all(
-      plans.map(async (p) => {
-        try {
-          await this.deps.versions.putHistory(p.history);
-          if (p.writes.length) this.changedKeys++;
-        } catch (err) {
-          if (err instanceof ConcurrentUpdateError) lost.push(p.ref.key);
-          else throw err;
-        }
-      }),
-    );
+    // Bounded: a few hundred requests at once would queue for the client's sockets past its connection timeout.
+    await forEachBounded(plans, HISTORY_CONCURRENCY, async (p) => {
+      try {
+        await this.deps.versions.putHistory(p.history);
+        if (p.writes.length) this.changedKeys++;
+      } catch (err) {
+        if (err instanceof ConcurrentUpdateError) lost.push(p.ref.key);
+        else throw err;
+      }
+    });
     return lost;
   }
 

@@ -98,9 +98,12 @@ export async function runIngest(
       const report = await ingestEdition(deps, edition);
       reports.push(report);
       log(
-        `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
-          `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed` +
-          describeSkipped(report),
+        report.unchanged
+          ? `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, 0 changed (the same as at its last complete ingest: nothing written)` +
+              describeSkipped(report)
+          : `${edition.collection} ${edition.label} (${edition.date}): ${report.documents} sections, ${report.changedKeys} changed, ` +
+              `${report.absentKeys} no longer shown; writes ${report.writes.put} put / ${report.writes.setValidTo} re-dated / ${report.writes.delete} removed` +
+              describeSkipped(report),
       );
     }
     if (reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();

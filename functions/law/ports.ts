@@ -27,6 +27,12 @@ export interface EditionRecord {
   ingestedAt: string;
   /** Sections the source shows that the reader could not read (the rest of the edition was read); absent when none. */
   skipped?: { count: number; sample: SkippedSection[] };
+  /**
+   * Set only by the last write of an ingest that completed: a digest of what the edition showed (each key and its
+   * text identity, in order). A later ingest of the same edition that reads the same digest changes nothing and is
+   * skipped; an ingest that starts rewrites the record without it, so an edition cut off midway is never skipped.
+   */
+  completeDigest?: string;
 }
 
 /** A section of a source that an ingest skipped, and why. */

@@ -74,6 +74,7 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs, stores: LocalStores) 
       label: r.edition.label,
       documents: r.documents,
       changedKeys: r.changedKeys,
+      unchanged: r.unchanged,
       writes: r.writes,
     }));
   },

@@ -453,6 +453,38 @@ describe('re-running an ingest', () => {
     // Only the edition records say they were read again.
     expect(after.editions.map(({ ingestedAt: _at, ...e }) => e)).toEqual(before.editions.map(({ ingestedAt: _at, ...e }) => e));
     expect(new Set(after.editions.map((e) => e.ingestedAt))).toEqual(new Set(['2026-11-23T08:00:00.000Z']));
+    expect(reports.every((r) => r.unchanged)).toBe(true);
+  });
+
+  it('recognises an edition ingested completely with the same documents: its record is the only write', async () => {
+    // Prepare: every write of the re-run passes the recorder
+    const s = await cloneSandbox(await uscAt113());
+    const recorder = new CrashPoint(Number.POSITIVE_INFINITY);
+
+    // Act
+    const report = await ingestEdition(crashing(s, recorder, usc113), usc113);
+
+    // Assess
+    expect(report).toMatchObject({ documents: 39, changedKeys: 0, absentKeys: 0, unchanged: true });
+    expect(recorder.log).toEqual([{ kind: 'edition', key: report.edition.id }]);
+    expect(report.edition.completeDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(withoutRevisions(await stateOf(s))).toEqual(withoutRevisions(await stateOf(await uscAt113())));
+  });
+
+  it('writes an edition again whose record another edition of its date has overtaken since', async () => {
+    // Prepare: 113-31 complete, then an edition of the same date speaking for 1-1 alone, with another text
+    const s = await cloneSandbox(await uscAt113());
+    const original = await s.versions.findInForce({ jurisdiction: 'us', corpus: 'statutes', key: '1-1' }, '2014-01-01');
+    const overtaking = badEdition({ date: usc113.date, scope: { kind: 'keys', keys: ['1-1'] }, documents: [stubDocument('1-1')] });
+    await ingestEdition(s, overtaking);
+    expect((await s.versions.findInForce(original!.citation, '2014-01-01'))?.bodyText).toBe('Stand-in text of 1-1.');
+
+    // Act
+    const report = await ingestEdition(s, usc113);
+
+    // Assess: read and written again, so 113-31's text is back where it speaks last
+    expect(report).toMatchObject({ unchanged: false, changedKeys: 1 });
+    expect((await s.versions.findInForce(original!.citation, '2014-01-01'))?.bodyText).toBe(original?.bodyText);
   });
 });
 
@@ -704,9 +736,10 @@ describe('crash safety: an ingest that dies after any write', () => {
             `after ${n} writes (${log[n - 1]!.kind} ${log[n - 1]!.key}): ${probes[i]!.ref.key} on ${probes[i]!.date}`,
           ).toContainEqual(answer);
         });
-        await ingestEdition(s, edition);
+        const rerun = await ingestEdition(s, edition);
 
-        // Assess
+        // Assess: an edition cut off midway is never taken for one ingested completely
+        expect(rerun.unchanged, `re-run after a crash after write ${n}`).toBe(false);
         expect(await stateOf(s), `re-run after a crash after write ${n}`).toEqual(newState);
         const findings = (await runAudit(s, 'manual')).flatMap((r) => r.findings);
         expect(findings, `audit after re-running a crash after write ${n}`).toEqual([]);

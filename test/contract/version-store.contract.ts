@@ -491,9 +491,11 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
         await store.putEdition(edition('usc', '2024-06-01'));
         await store.putEdition(edition('usc', '2023-01-03'));
         await store.putEdition(edition('dcc', '2023-06-01'));
-        await store.putEdition(edition('usc', '2024-06-01', 58));
+        // The record of an ingest that completed carries its digest; it is stored and listed as given.
+        const complete = { ...edition('usc', '2024-06-01', 58), completeDigest: 'c0ffee'.repeat(10).padEnd(64, '0') };
+        await store.putEdition(complete);
 
-        expect(await store.listEditions('usc')).toEqual([edition('usc', '2023-01-03'), edition('usc', '2024-06-01', 58)]);
+        expect(await store.listEditions('usc')).toEqual([edition('usc', '2023-01-03'), complete]);
         expect(await store.listEditions('dcc')).toEqual([edition('dcc', '2023-06-01')]);
         expect(await store.listEditions('frap')).toEqual([]);
       });

@@ -57,6 +57,7 @@ export function ingestHandler(adapters: JobAdapters) {
           label: r.edition.label,
           documents: r.documents,
           changedKeys: r.changedKeys,
+          unchanged: r.unchanged,
           writes: r.writes,
         })),
         formatRecords: { valid: formats?.loaded.length ?? 0, refused: formats?.refused.length ?? 0 },
