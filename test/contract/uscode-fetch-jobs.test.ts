@@ -98,6 +98,15 @@ beforeEach(() => {
   s3.requests.length = 0;
 });
 
+describe('the functions load as deployed', () => {
+  it('loads both entries with the environment a deployed function gets, without calling AWS', async () => {
+    for (const entry of ['uscode-fetch', 'uscode-ingest']) {
+      const loaded = (await import(`../../functions/lambda/jobs/${entry}.ts`)) as { handler?: unknown };
+      expect(typeof loaded.handler, entry).toBe('function');
+    }
+  });
+});
+
 describe('the check step', () => {
   it('lists every title of the current release point on a first update, reading the download page alone', async () => {
     const { plan, titles } = await check();
