@@ -144,11 +144,18 @@ describe('the check step', () => {
 
   it('refuses a request it cannot run with UscodeStepRefused, before requesting anything', async () => {
     await expect(check({ latest: true, since: '113-31' })).rejects.toMatchObject({ name: 'UscodeStepRefused' });
+    await expect(check({ titles: ['99'] })).rejects.toMatchObject({ name: 'UscodeStepRefused', message: /'99' is not a US Code title/ });
+    await expect(check({ source: 'ftp://mirror.example' })).rejects.toMatchObject({ name: 'UscodeStepRefused' });
     await expect(fetchStep({ step: 'download', job: { title: '01' } }, context('bad'))).rejects.toMatchObject({
       name: 'UscodeStepRefused',
       message: expect.stringMatching(/releasePoint/),
     });
     expect(olrc.requests).toEqual([]);
+    // A release point the publisher does not list cannot be fetched by trying again either.
+    await expect(check({ since: '112-1' })).rejects.toMatchObject({
+      name: 'UscodeStepRefused',
+      message: /112-1 is not in the publisher's list/,
+    });
   });
 
   it('says PublisherUnavailable when the publisher’s page cannot be had', async () => {

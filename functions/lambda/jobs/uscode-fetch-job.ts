@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { downloadTitleZip } from '#ingest/olrc/download.ts';
 import { ingestedMarker } from '#ingest/olrc/fetch-uscode.ts';
 import { type FetchLike, PublisherError, type Timeouts } from '#ingest/olrc/http.ts';
+import { ReleasePointError } from '#ingest/olrc/release-points.ts';
 import { planTitleJobs } from '#ingest/olrc/title-jobs.ts';
+import { TitleCodeError } from '#ingest/olrc/titles.ts';
+import { SourceError } from '#ingest/olrc/urls.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
 import { ENV, type LambdaEnv, TABLE_ENV } from '../env.ts';
@@ -64,7 +67,11 @@ export function uscodeFetchHandler(adapters: UscodeFetchAdapters) {
     try {
       plan = await planTitleJobs(request, { fetch: fetchLike, markers: ops!, limit: TITLE_JOBS_PER_RUN, ...(timeouts && { timeouts }) });
     } catch (err) {
-      throw err instanceof PublisherError ? stepErrorOf(err) : err;
+      if (err instanceof PublisherError) throw stepErrorOf(err);
+      // A title or release point that is no such thing, or a publisher's list without the one named: trying again cannot help.
+      if (err instanceof TitleCodeError || err instanceof SourceError || err instanceof ReleasePointError)
+        throw new UscodeStepError(USCODE_ERRORS.refused, err.message);
+      throw err;
     }
     const { jobs, ...summary } = plan;
     logger.info('title jobs', { ...summary, jobs: jobs.length });
