@@ -134,7 +134,10 @@ const FUNCTIONS: { name: string; entry: string }[] = [
   ...ROUTES.map((r) => ({ name: r.id, entry: `routes/${r.id}.ts` })),
   { name: 'authorizer', entry: 'authorizer.ts' },
   ...PAGES.map((p) => ({ name: `page-${p.id}`, entry: `pages/${p.id}.ts` })),
-  ...['probe', 'coverage', 'audit', 'ingest', 'setup'].map((job) => ({ name: `job-${job}`, entry: `jobs/${job}.ts` })),
+  ...['probe', 'coverage', 'audit', 'ingest', 'setup', 'uscode-fetch', 'uscode-ingest'].map((job) => ({
+    name: `job-${job}`,
+    entry: `jobs/${job}.ts`,
+  })),
 ];
 
 /** The function whose deployment settings are varied (the most called endpoint). */

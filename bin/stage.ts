@@ -33,7 +33,9 @@ export function defineStage(app: App, config: StageConfig) {
     bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources, caselaw: stateful.caselaw },
     ingestSchedules: config.ingestSchedules,
     ingestMemoryMb: config.ingestMemoryMb,
+    ...(config.uscodeFetch && { uscodeFetch: config.uscodeFetch }),
   });
+  const uscode = jobs.uscodeFetch;
   const api = new ApiStack(app, `${config.prefix}-api`, {
     ...common,
     bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
@@ -46,7 +48,11 @@ export function defineStage(app: App, config: StageConfig) {
     alarmThresholds: config.alarmThresholds,
     monitored: {
       jobFunctions: new Map(Object.entries(jobs.jobs.functions).map(([job, f]) => [job, f.fn])),
-      jobDeadLetterQueues: new Map(Object.entries(jobs.jobs.deadLetterQueues)),
+      jobDeadLetterQueues: new Map([
+        ...Object.entries(jobs.jobs.deadLetterQueues),
+        ...(uscode ? [['uscode-fetch', uscode.deadLetterQueue] as const] : []),
+      ]),
+      ...(uscode && { jobStateMachines: new Map([['uscode-fetch', uscode.stateMachine]]) }),
       database: { cluster: stateful.caselaw.cluster, proxy: stateful.caselaw.proxy },
       search: { domain: stateful.search.domain, dataNodes: config.search.dataNodes, volumeSizeGiB: config.search.volumeGb },
     },

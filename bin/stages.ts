@@ -1,6 +1,7 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
 import type { StageDomain } from '../lib/api-domain.ts';
 import type { CaseLawCapacity } from '../lib/caselaw-database.ts';
+import type { UscodeFetchSchedule } from '../lib/jobs-stack.ts';
 import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { SearchCapacity } from '../lib/search-domain.ts';
 
@@ -37,8 +38,13 @@ export interface StageConfig {
    * `{ name: 'usc', schedule: 'cron(0 7 ? * MON *)', event: { kind: 'uslm', files: ['uslm/usc01.xml'] } }`.
    */
   ingestSchedules: IngestSchedule[];
-  /** The ingest function's memory (MB). */
+  /** The ingest function's memory (MB), also the US Code fetch's ingest step's. */
   ingestMemoryMb: number;
+  /**
+   * The US Code fetched from its publisher (OLRC) on EventBridge Scheduler: an expression (UTC), and the check's
+   * request (`{}` brings the store to the current release point; `{ source }` names a mirror). Undefined = no fetch.
+   */
+  uscodeFetch?: UscodeFetchSchedule;
   /** NAT gateways of the stage's VPC (functions reach CourtListener, X-Ray and Secrets Manager through them). */
   natGateways: number;
   /** Aurora Serverless v2 (the case-law replica): capacity, reader, backups, deletion protection. */
@@ -59,6 +65,8 @@ export const STAGES: Record<string, StageConfig> = {
     alarmThresholds: { p99LatencyMs: 2000 },
     ingestSchedules: [],
     ingestMemoryMb: 3008,
+    // Daily: OLRC publishes a release point every week or few; a run with nothing new reads one page.
+    uscodeFetch: { schedule: 'cron(30 6 * * ? *)' },
     natGateways: 1,
     caselaw: { minAcu: 0.5, maxAcu: 2, reader: false, backupRetentionDays: 7, deletionProtection: false },
     search: {
@@ -81,6 +89,7 @@ export const STAGES: Record<string, StageConfig> = {
     alarmEmail: 'ops@asof.example',
     ingestSchedules: [],
     ingestMemoryMb: 3008,
+    uscodeFetch: { schedule: 'cron(30 6 * * ? *)' },
     natGateways: 2,
     caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: true },
     search: {

@@ -40,7 +40,7 @@ export interface ApiStackProps extends StackProps {
   /** Secrets Manager name of the CourtListener token for the citation lookup's fallback. Default: no fallback. */
   courtListenerTokenSecret?: string;
   /** The stage's other parts its alarms and dashboard watch (the jobs, Aurora, OpenSearch). Default: none. */
-  monitored?: Pick<MonitoredStage, 'jobFunctions' | 'jobDeadLetterQueues' | 'database' | 'search'>;
+  monitored?: Pick<MonitoredStage, 'jobFunctions' | 'jobDeadLetterQueues' | 'jobStateMachines' | 'database' | 'search'>;
 }
 
 /**

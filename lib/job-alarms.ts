@@ -1,6 +1,7 @@
 import { ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { FIVE_MINUTES, JOB, JOB_METRIC, jobMetric } from './asof-metrics.ts';
 import { countSum, type StageAlarms } from './stage-alarms.ts';
@@ -11,6 +12,8 @@ export interface JobAlarmsProps {
   jobFunctions?: ReadonlyMap<string, IFunction>;
   /** Name → a dead-letter queue of the job schedules. Default: none. */
   deadLetterQueues?: ReadonlyMap<string, IQueue>;
+  /** Name → a job run as a Step Functions state machine (the US Code fetch). Default: none. */
+  stateMachines?: ReadonlyMap<string, IStateMachine>;
 }
 
 /** The spec reports a corpus verdict older than fifteen minutes as unknown; the probe runs every five. */
@@ -18,7 +21,8 @@ const PROBE_PERIODS_TO_UNKNOWN = 3;
 
 /**
  * The alarms on the scheduled jobs: the corpus health probe (unhealthy, and unknown when it stops reporting), ingest
- * failures, any other job's failures, and events the scheduler could not deliver. A job's alarms exist only when
+ * failures, any other job's failures, the failed runs of a job run as a state machine, and events the scheduler could
+ * not deliver. A job's alarms exist only when
  * its function is given, so a stage without the probe is not permanently in ALARM for a probe it never runs.
  */
 export class JobAlarms extends Construct {
@@ -88,6 +92,27 @@ export class JobAlarms extends Construct {
             errors: fn.metricErrors({ statistic: Stats.SUM, period: FIVE_MINUTES }),
           },
           `${job} failures`,
+        ),
+        threshold: 1,
+        comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+
+    for (const [name, machine] of props.stateMachines ?? []) {
+      alarms.metricAlarm(this, `RunFailed-${name}`, {
+        name: `job-${name}-failed`,
+        description:
+          `A run of the ${name} state machine failed or timed out: a title failed after its retries (the run's error ` +
+          'TitlesFailed names each one, with the step and the error), or the check or the finish step failed. What was ingested ' +
+          'stays; read the execution (its failed task, the function logs), fix the cause and start a run again, or let the next ' +
+          'scheduled one run: it completes what is missing.',
+        metric: countSum(
+          {
+            failed: machine.metricFailed({ statistic: Stats.SUM, period: FIVE_MINUTES }),
+            timedOut: machine.metricTimedOut({ statistic: Stats.SUM, period: FIVE_MINUTES }),
+          },
+          `${name} failed runs`,
         ),
         threshold: 1,
         comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

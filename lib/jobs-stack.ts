@@ -1,7 +1,15 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { TitleJobsRequest } from '../functions/ingest/olrc/title-jobs.ts';
 import { type IngestSchedule, type JobBindings, ScheduledJobs } from './scheduled-jobs.ts';
+import { UscodeFetch } from './uscode-fetch.ts';
+
+/** The scheduled US Code fetch: when, and what the check is asked (default `{}`: bring the store to the current release point). */
+export interface UscodeFetchSchedule {
+  schedule: string;
+  request?: TitleJobsRequest;
+}
 
 export interface JobsStackProps extends StackProps {
   prefix: string;
@@ -9,8 +17,10 @@ export interface JobsStackProps extends StackProps {
   bindings: JobBindings;
   /** Default: none. */
   ingestSchedules?: readonly IngestSchedule[];
-  /** Default: 3008 MB. */
+  /** Default: 3008 MB (the ingest job's, and the US Code fetch's ingest step's). */
   ingestMemoryMb?: number;
+  /** The US Code fetch from the publisher on a schedule (needs the sources bucket). Default: none. */
+  uscodeFetch?: UscodeFetchSchedule;
   /** Default: one week. */
   logRetention?: RetentionDays;
 }
@@ -22,6 +32,7 @@ export interface JobsStackProps extends StackProps {
  */
 export class JobsStack extends Stack {
   readonly jobs: ScheduledJobs;
+  readonly uscodeFetch?: UscodeFetch;
 
   constructor(scope: Construct, id: string, props: JobsStackProps) {
     super(scope, id, props);
@@ -32,5 +43,15 @@ export class JobsStack extends Stack {
       ...(props.ingestMemoryMb && { ingestMemoryMb: props.ingestMemoryMb }),
       ...(props.logRetention && { logRetention: props.logRetention }),
     });
+    if (props.uscodeFetch) {
+      this.uscodeFetch = new UscodeFetch(this, 'UscodeFetch', {
+        prefix: props.prefix,
+        bindings: props.bindings,
+        schedule: props.uscodeFetch.schedule,
+        ...(props.uscodeFetch.request && { request: props.uscodeFetch.request }),
+        ...(props.ingestMemoryMb && { ingestMemoryMb: props.ingestMemoryMb }),
+        ...(props.logRetention && { logRetention: props.logRetention }),
+      });
+    }
   }
 }

@@ -1,6 +1,7 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { WebAclMetrics } from './api-alarms.ts';
 import type { CaseLawDatabase } from './database-alarms.ts';
 import type { SearchDomainCapacity } from './search-alarms.ts';
@@ -23,6 +24,8 @@ export interface MonitoredStage {
   jobFunctions?: ReadonlyMap<string, IFunction>;
   /** Name → a dead-letter queue of the job schedules. Default: none. */
   jobDeadLetterQueues?: ReadonlyMap<string, IQueue>;
+  /** Name → a job run as a Step Functions state machine (the US Code fetch): an alarm on its failed runs. Default: none. */
+  jobStateMachines?: ReadonlyMap<string, IStateMachine>;
   /** The case-law replica (Aurora Serverless v2, RDS Proxy). Default: none. */
   database?: CaseLawDatabase;
   /** The OpenSearch domain and its capacity. Default: none. */

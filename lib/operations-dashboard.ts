@@ -109,9 +109,9 @@ function functionWidgets(functions: ReadonlyMap<string, IFunction>): IWidget[] {
   ];
 }
 
-function jobRows({ jobFunctions, jobDeadLetterQueues }: MonitoredStage): IWidget[][] {
+function jobRows({ jobFunctions, jobDeadLetterQueues, jobStateMachines }: MonitoredStage): IWidget[][] {
   const jobs = [...(jobFunctions?.keys() ?? [])];
-  if (jobs.length === 0 && !jobDeadLetterQueues?.size) return [];
+  if (jobs.length === 0 && !jobDeadLetterQueues?.size && !jobStateMachines?.size) return [];
   const widgets: IWidget[] = [];
   if (jobs.length > 0) {
     widgets.push(
@@ -133,6 +133,17 @@ function jobRows({ jobFunctions, jobDeadLetterQueues }: MonitoredStage): IWidget
       graph('Ingest runs', [
         jobMetric(JOB.ingest, JOB_METRIC.ingestSucceeded, { label: 'succeeded' }),
         jobMetric(JOB.ingest, JOB_METRIC.ingestFailed, { label: 'failed' }),
+      ]),
+    );
+  }
+  for (const [name, machine] of jobStateMachines ?? []) {
+    const runs = { statistic: Stats.SUM, period: FIVE_MINUTES };
+    widgets.push(
+      graph(`${name} runs`, [
+        machine.metricStarted({ ...runs, label: 'started' }),
+        machine.metricSucceeded({ ...runs, label: 'succeeded' }),
+        machine.metricFailed({ ...runs, label: 'failed' }),
+        machine.metricTimedOut({ ...runs, label: 'timed out' }),
       ]),
     );
   }

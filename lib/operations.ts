@@ -45,6 +45,7 @@ export class Operations extends Construct {
       alarms,
       ...(props.jobFunctions && { jobFunctions: props.jobFunctions }),
       ...(props.jobDeadLetterQueues && { deadLetterQueues: props.jobDeadLetterQueues }),
+      ...(props.jobStateMachines && { stateMachines: props.jobStateMachines }),
     });
     if (props.database) new DatabaseAlarms(this, 'DatabaseAlarms', { alarms, thresholds, ...props.database });
     if (props.search) new SearchAlarms(this, 'SearchAlarms', { alarms, thresholds, ...props.search });

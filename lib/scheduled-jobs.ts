@@ -1,5 +1,5 @@
 import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, ScheduleTargetInput, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
@@ -9,15 +9,16 @@ import { Construct } from 'constructs';
 import { type IngestJobEvent, parseIngestEvent } from '../functions/lambda/jobs/ingest-event.ts';
 import { JOB_NAMES, type JobName } from '../functions/lambda/metric-names.ts';
 import { AsofFunction } from './asof-function.ts';
-import type { Access, StoreBinding } from './store-binding.ts';
+import { SchedulerRole } from './scheduler-role.ts';
+import type { Access, SourcesBinding, StoreBinding } from './store-binding.ts';
 
 /** The stores the jobs use: the versions and ops tables always; the search index and the sources bucket when the stage has them. */
 export interface JobBindings {
   versions: StoreBinding;
   ops: StoreBinding;
   search?: StoreBinding;
-  /** The bucket the ingest job reads its source files from (sets ASOF_SOURCES_BUCKET). */
-  sources?: StoreBinding;
+  /** The bucket the ingest job reads its source files from (sets ASOF_SOURCES_BUCKET); the US Code fetch writes its olrc/ folder. */
+  sources?: SourcesBinding;
   /** The case-law replica the ingest job loads CourtListener records into (its `courtlistener` events). */
   caselaw?: StoreBinding;
 }
@@ -203,14 +204,8 @@ export class ScheduledJobs extends Construct {
   private schedulerRole(job: JobName): Role {
     let role = this.schedulerRoles.get(job);
     if (!role) {
-      // Only this account's schedules (in the default group) may assume it: the confused-deputy guard the scheduler documents.
-      const stack = Stack.of(this);
-      const group = stack.formatArn({ service: 'scheduler', resource: 'schedule-group', resourceName: 'default' });
-      const principal = new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': group } },
-      });
-      role = new Role(this, `SchedulerRole-${job}`, { assumedBy: principal, description: `EventBridge Scheduler: starts the ${job} job` });
-      const fnId = stack.getLogicalId(this.functions[job].fn.node.defaultChild as CfnElement);
+      role = new SchedulerRole(this, `SchedulerRole-${job}`, { starts: `the ${job} job` }).role;
+      const fnId = Stack.of(this).getLogicalId(this.functions[job].fn.node.defaultChild as CfnElement);
       Validations.of(role).acknowledge({
         id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${fnId}.Arn>:*]`,
         reason: 'The scheduler’s Lambda target grants this one function and its versions (ARN:*), nothing else.',

@@ -4,7 +4,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Construct } from 'constructs';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AsofFunction } from './asof-function.ts';
-import type { Access, StoreBinding } from './store-binding.ts';
+import type { Access, SourcesBinding } from './store-binding.ts';
 
 const S3_LOGS_USE_BUCKET_POLICY = '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy';
 
@@ -22,7 +22,7 @@ export interface SourcesBucketProps {
  * file's earlier bytes stay citable; encrypted (SSE-S3); TLS 1.2 or later only; no public access; every request logged
  * by S3 server access logging to a bucket of its own.
  */
-export class SourcesBucket extends Construct implements StoreBinding {
+export class SourcesBucket extends Construct implements SourcesBinding {
   readonly bucket: Bucket;
   readonly accessLogs: Bucket;
   /**
@@ -67,15 +67,35 @@ export class SourcesBucket extends Construct implements StoreBinding {
    * and delete them: named actions only, on the bucket and its objects.
    */
   bind(fn: AsofFunction, access: Access): void {
-    fn.addEnvironment(ENV.sourcesBucket, this.bucketName);
-    const bucketArn = `arn:${Aws.PARTITION}:s3:::${this.bucketName}`;
-    Grant.addToPrincipal({ grantee: fn.fn, actions: ['s3:ListBucket'], resourceArns: [bucketArn] });
-    const objectActions =
-      access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];
-    Grant.addToPrincipal({ grantee: fn.fn, actions: objectActions, resourceArns: [`${bucketArn}/*`] });
+    this.grant(
+      fn,
+      '*',
+      access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+    );
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.prefix}-sources-<AWS::AccountId>-<AWS::Region>/*]`,
       reason: 'The ingest job reads whichever source files an event names: any object of the sources bucket, and nothing outside it.',
     });
+  }
+
+  /**
+   * As `bind`, but the objects granted are those below `folder/` alone; a writer may put them, never delete one (the
+   * bucket is versioned: an object put again keeps its earlier bytes).
+   */
+  bindFolder(fn: AsofFunction, folder: string, access: Access): void {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(folder)) throw new Error(`sources folder '${folder}': lowercase letters, digits and hyphens`);
+    this.grant(fn, `${folder}/*`, access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject']);
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${this.prefix}-sources-<AWS::AccountId>-<AWS::Region>/${folder}/*]`,
+      reason: `The function reads (or writes) the files of one folder of the sources bucket, ${folder}/, whichever their names: nothing else of the bucket.`,
+    });
+  }
+
+  private grant(fn: AsofFunction, objects: string, objectActions: string[]): void {
+    fn.addEnvironment(ENV.sourcesBucket, this.bucketName);
+    const bucketArn = `arn:${Aws.PARTITION}:s3:::${this.bucketName}`;
+    // Listing names no file's content; it lets a missing object answer 404 rather than 403.
+    Grant.addToPrincipal({ grantee: fn.fn, actions: ['s3:ListBucket'], resourceArns: [bucketArn] });
+    Grant.addToPrincipal({ grantee: fn.fn, actions: objectActions, resourceArns: [`${bucketArn}/${objects}`] });
   }
 }

@@ -22,6 +22,14 @@ export interface StoreBinding {
   bind(fn: AsofFunction, access: Access): void;
 }
 
+/**
+ * A bucket that can also be given one folder of itself: a function that writes only there (the US Code fetch writes
+ * `olrc/`) is granted exactly that folder's objects.
+ */
+export interface SourcesBinding extends StoreBinding {
+  bindFolder(fn: AsofFunction, folder: string, access: Access): void;
+}
+
 /** The stores of a stage, as bindings: the four tables always; search, the case-law replica and the fallback's secret when the stage has them. */
 export interface StageBindings {
   versions: StoreBinding;

@@ -24,6 +24,11 @@ export interface IngestJobDeps {
   leases?: LeaseRuntime;
 }
 
+/** Another ingest holds the store-wide lease: nothing was done, and trying again once it has finished succeeds. */
+export class IngestBusyError extends Error {
+  override readonly name = 'IngestBusyError';
+}
+
 const LEASE = 'ingest';
 const LEASE_SECONDS = 15 * 60;
 
@@ -84,7 +89,9 @@ export async function runIngest(
 ): Promise<IngestReport[]> {
   const lease = await takeLease(deps.ops, LEASE, { runtime: deps.leases ?? EXPIRY_ONLY, seconds: LEASE_SECONDS, now: deps.now });
   if (!lease.held) {
-    throw new Error(`another ingest is running against this store; try again when it has finished${describeHolder(lease.holder)}`);
+    throw new IngestBusyError(
+      `another ingest is running against this store; try again when it has finished${describeHolder(lease.holder)}`,
+    );
   }
   if (lease.tookOverFrom) log(`took over the ingest lease of ${processOf(lease.tookOverFrom)}, which is gone`);
   try {

@@ -8,6 +8,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiStack } from '../../lib/api-stack.ts';
 import { AsofFunction } from '../../lib/asof-function.ts';
+import { SourcesBucket } from '../../lib/sources-bucket.ts';
 import { StatefulStack } from '../../lib/stateful-stack.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
@@ -40,6 +41,8 @@ beforeAll(() => {
   writer.bind(data.search, 'readwrite');
   job('reader').bind(data.sources, 'read');
   job('loader').bind(data.sources, 'readwrite');
+  data.sources.bindFolder(job('folder-reader'), 'olrc', 'read');
+  data.sources.bindFolder(job('folder-writer'), 'olrc', 'readwrite');
   stateful = Template.fromStack(data);
   api = Template.fromStack(apiStack);
   jobs = Template.fromStack(jobStack);
@@ -281,5 +284,35 @@ describe('functions bound to the sources bucket', () => {
       );
       expect(functionNamed(jobs, name)[1].Properties.VpcConfig, name).toBeUndefined();
     }
+  });
+
+  it('get one folder only when given a folder: its objects to read, or to read and put (never to delete), and the bucket to list', () => {
+    const bucketArn = [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':s3:::asof-test-sources-',
+      { Ref: 'AWS::AccountId' },
+      '-',
+      { Ref: 'AWS::Region' },
+    ];
+    for (const [name, objectActions] of [
+      ['asof-test-folder-reader', 's3:GetObject'],
+      ['asof-test-folder-writer', ['s3:GetObject', 's3:PutObject']],
+    ] as const) {
+      const s3 = statementsOf(jobs, name).filter((st) => actions([st], 's3:').length);
+      expect(s3, name).toEqual([
+        { Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::Join': ['', bucketArn] } },
+        { Action: objectActions, Effect: 'Allow', Resource: { 'Fn::Join': ['', [...bucketArn, '/olrc/*']] } },
+      ]);
+      expect(envOf(jobs, name).ASOF_SOURCES_BUCKET, name).toBeDefined();
+    }
+  });
+
+  it('refuses a folder name that is not one plain path segment', () => {
+    const stack = new Stack(new App(), 'folder-names');
+    const bucket = new SourcesBucket(stack, 'Sources', { prefix: 'asof-test' });
+    const fn = new AsofFunction(stack, 'f', { entry: 'jobs/setup.ts', functionName: 'f' });
+    for (const folder of ['', 'olrc/', '../x', 'OLRC', 'a*'])
+      expect(() => bucket.bindFolder(fn, folder, 'read'), folder).toThrow(/sources folder/);
   });
 });

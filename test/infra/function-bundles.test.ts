@@ -105,6 +105,40 @@ describe('a site page function bundles what a page runs', () => {
   });
 });
 
+describe('the US Code fetch’s functions bundle what their steps run', () => {
+  const jobs = new Map<string, { bytes: number; inputs: string[] }>();
+  beforeAll(async () => {
+    for (const job of ['ingest', 'uscode-fetch', 'uscode-ingest']) jobs.set(job, await bundle(`job-${job}`, `jobs/${job}.ts`));
+  }, 120_000);
+  const holds = (job: string, pattern: RegExp) => jobs.get(job)!.inputs.some((i) => pattern.test(i));
+
+  it('the publisher’s step: the page reader, the zip check, S3 and DynamoDB, but no search client, no pg, no USLM parser; under 1 MB', () => {
+    for (const wanted of [
+      /node_modules\/htmlparser2\//,
+      /node_modules\/yauzl\//,
+      /node_modules\/@aws-sdk\/client-s3\//,
+      /client-dynamodb\//,
+    ])
+      expect(holds('uscode-fetch', wanted), String(wanted)).toBe(true);
+    for (const unwanted of [
+      /node_modules\/@opensearch-project\//,
+      /node_modules\/pg\//,
+      /node_modules\/saxes\//,
+      /functions\/ingest\/uslm\.ts/,
+    ])
+      expect(holds('uscode-fetch', unwanted), String(unwanted)).toBe(false);
+    expect(jobs.get('uscode-fetch')!.bytes).toBeLessThan(1024 * 1024);
+  });
+
+  it('the stores’ step: the USLM parser and the search client, no pg, and no bigger than the ingest job it does part of', () => {
+    expect(holds('uscode-ingest', /functions\/ingest\/uslm\.ts/)).toBe(true);
+    expect(holds('uscode-ingest', /node_modules\/@opensearch-project\//)).toBe(true);
+    expect(holds('uscode-ingest', /node_modules\/pg\//)).toBe(false);
+    expect(holds('uscode-ingest', /node_modules\/htmlparser2\//)).toBe(false);
+    expect(jobs.get('uscode-ingest')!.bytes).toBeLessThanOrEqual(jobs.get('ingest')!.bytes);
+  });
+});
+
 describe('a bundle as the Lambda runtime loads it', () => {
   it('exports its handler when required from a folder of its own, as /var/task holds it (CommonJS, no package.json)', {
     timeout: 60_000,
@@ -116,6 +150,7 @@ describe('a bundle as the Lambda runtime loads it', () => {
         ['health', 'routes/health.ts'],
         ['caselaw-citations', 'routes/caselaw-citations.ts'],
         ['page-permalink', 'pages/permalink.ts'],
+        ['job-uscode-fetch', 'jobs/uscode-fetch.ts'],
       ] as const) {
         const taskRoot = join(dir, name);
         await build({

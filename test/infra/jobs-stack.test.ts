@@ -12,17 +12,21 @@ import type { AsofFunction } from '../../lib/asof-function.ts';
 import { JobsStack } from '../../lib/jobs-stack.ts';
 import type { IngestSchedule, JobBindings } from '../../lib/scheduled-jobs.ts';
 import { StatefulStack } from '../../lib/stateful-stack.ts';
-import type { Access, FunctionNetwork, StoreBinding } from '../../lib/store-binding.ts';
+import type { Access, FunctionNetwork, SourcesBinding, StoreBinding } from '../../lib/store-binding.ts';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
 /** Stand-ins for the bindings the stateful stack will give (the search domain, the sources bucket): real resources, the same bind contract. */
-class SourcesBucketBinding implements StoreBinding {
+class SourcesBucketBinding implements SourcesBinding {
   constructor(readonly bucket: Bucket) {}
   bind(fn: AsofFunction, access: Access): void {
+    this.bindFolder(fn, '', access);
+  }
+  bindFolder(fn: AsofFunction, folder: string, access: Access): void {
     fn.addEnvironment(ENV.sourcesBucket, this.bucket.bucketName);
-    if (access === 'read') this.bucket.grantRead(fn.fn);
-    else this.bucket.grantReadWrite(fn.fn);
+    const objects = folder ? `${folder}/*` : '*';
+    if (access === 'read') this.bucket.grantRead(fn.fn, objects);
+    else this.bucket.grantReadWrite(fn.fn, objects);
   }
 }
 class SearchDomainBinding implements StoreBinding {

@@ -18,6 +18,7 @@ import {
   type DatabaseProxy,
 } from 'aws-cdk-lib/aws-rds';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES as ROUTE_TABLE } from '#http/routes.ts';
 import { DEFAULT_ALARM_THRESHOLDS } from '../../lib/alarm-thresholds.ts';
@@ -55,6 +56,8 @@ interface StageParts {
   routes: string[];
   jobs?: string[];
   queues?: string[];
+  /** Jobs run as a state machine. */
+  machines?: string[];
   database?: boolean;
   search?: { dataNodes: number; volumeSizeGiB: number };
   webAcl?: boolean;
@@ -70,6 +73,7 @@ interface Stage {
   routes: Map<string, IFunction>;
   jobs: Map<string, IFunction>;
   queues: Map<string, Queue>;
+  machines: Map<string, StateMachine>;
   cluster?: DatabaseCluster;
   proxy?: DatabaseProxy;
   domain?: Domain;
@@ -90,7 +94,13 @@ function buildStage(id: string, parts: StageParts): Stage {
   for (const [r, f] of routes) api.root.addResource(r).addMethod('GET', new LambdaIntegration(f));
   const jobs = new Map((parts.jobs ?? []).map((j) => [j, fn(stack, `Job-${j}`) as IFunction]));
   const queues = new Map((parts.queues ?? []).map((q) => [q, new Queue(stack, `Dlq-${q}`)]));
-  const stage: Stage = { stack, api, routes, jobs, queues } as Stage;
+  const machines = new Map(
+    (parts.machines ?? []).map((m) => [
+      m,
+      new StateMachine(stack, `Machine-${m}`, { definitionBody: DefinitionBody.fromChainable(new Pass(stack, `Pass-${m}`)) }),
+    ]),
+  );
+  const stage: Stage = { stack, api, routes, jobs, queues, machines } as Stage;
 
   let database: OperationsProps['database'];
   if (parts.database) {
@@ -123,6 +133,7 @@ function buildStage(id: string, parts: StageParts): Stage {
     routeFunctions: routes,
     ...(jobs.size && { jobFunctions: jobs }),
     ...(queues.size && { jobDeadLetterQueues: queues }),
+    ...(machines.size && { jobStateMachines: machines }),
     ...(database && { database }),
     ...(search && { search }),
     ...(parts.webAcl && { webAcl: { name: 'asof-test-edge', metricName: 'asofTestEdge' } }),
@@ -225,6 +236,7 @@ beforeAll(() => {
     routes: ROUTES,
     jobs: ['probe', 'ingest', 'coverage'],
     queues: ['probe', 'ingest'],
+    machines: ['uscode-fetch'],
     database: true,
     search: { dataNodes: 2, volumeSizeGiB: 100 },
     webAcl: true,
@@ -258,6 +270,7 @@ describe('the alarms of a stage with every part', () => {
       'ingest-failed',
       'job-probe-failed',
       'job-coverage-failed',
+      'job-uscode-fetch-failed',
       'dlq-probe',
       'dlq-ingest',
       'aurora-cpu',
@@ -426,6 +439,22 @@ describe('the alarms of a stage with every part', () => {
       });
     }
     expect(alarms.has('asof-test-job-ingest-failed')).toBe(false);
+  });
+
+  it('a job run as a state machine: its failed or timed-out runs, 1 or more', () => {
+    const machineDims = { StateMachineArn: s.resolve(full.machines.get('uscode-fetch')!.stateMachineArn) };
+    expectAlarm('job-uscode-fetch-failed', {
+      expression: 'FILL(failed, 0) + FILL(timedOut, 0)',
+      metrics: {
+        failed: watched('AWS/States', 'ExecutionsFailed', machineDims, 'Sum'),
+        timedOut: watched('AWS/States', 'ExecutionsTimedOut', machineDims, 'Sum'),
+      },
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      treatMissingData: 'notBreaching',
+    });
   });
 
   it('dead-letter queues: a visible message in any of them', () => {
@@ -604,7 +633,7 @@ describe('a stage without the optional parts', () => {
 
   it('has a dashboard without widgets for the parts it lacks', () => {
     const text = JSON.stringify(dashboardBody(minimal.t));
-    for (const namespace of ['AWS/RDS', 'AWS/ES', 'AWS/WAFV2', 'AWS/SQS', 'JobFailed', 'CorpusHealthy'])
+    for (const namespace of ['AWS/RDS', 'AWS/ES', 'AWS/WAFV2', 'AWS/SQS', 'AWS/States', 'JobFailed', 'CorpusHealthy'])
       expect(text, namespace).not.toContain(namespace);
   });
 });
@@ -693,6 +722,14 @@ describe('the dashboard', () => {
     for (const part of ['"Count"', '"4XXError"', '"5XXError"', '"p50"', '"p90"', '"p99"', '"IntegrationLatency"'])
       expect(text, part).toContain(part);
     for (const part of ['"JobSucceeded"', '"JobFailed"', '"CorpusHealthy"', '"IngestFailed"', '"ApproximateNumberOfMessagesVisible"'])
+      expect(text, part).toContain(part);
+    for (const part of [
+      '"uscode-fetch runs"',
+      '"ExecutionsStarted"',
+      '"ExecutionsSucceeded"',
+      '"ExecutionsFailed"',
+      '"ExecutionsTimedOut"',
+    ])
       expect(text, part).toContain(part);
     for (const part of [
       '"AWS/WAFV2"',

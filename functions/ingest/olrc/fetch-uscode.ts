@@ -77,7 +77,7 @@ export interface FetchUscodeResult {
 /** The ops-store marker that says a title of a release point is ingested (its value: IngestedRecord as JSON). */
 export const ingestedMarker = (releasePoint: string, title: string): string => `olrc-usc:${releasePoint}:${title}`;
 
-interface IngestedRecord {
+export interface IngestedRecord {
   url: string;
   sha256: string;
   bytes: number;

@@ -1,0 +1,315 @@
+/**
+ * The scheduled US Code fetch (lib/uscode-fetch.ts, lib/uscode-fetch-machine.ts) in the dev stage exactly as
+ * bin/stage.ts builds it: the schedule, the state machine's definition (a Map over the titles to download, 4 at once,
+ * then a Map over them to ingest, one at a time; the retries; failed titles carried on and the run failed at its
+ * end), each role's grants (least privilege to the bucket's olrc/ folder and to the tables), and the alarms on it.
+ */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '#lambda/env.ts';
+import { USCODE_ERRORS } from '#lambda/jobs/uscode-steps.ts';
+import { defineStage } from '../../bin/stage.ts';
+import { STAGES } from '../../bin/stages.ts';
+import { JobsStack } from '../../lib/jobs-stack.ts';
+import { StatefulStack } from '../../lib/stateful-stack.ts';
+
+type Json = any;
+type Resources = Record<string, { Type: string; Properties: Json }>;
+
+let jobs: Template;
+let api: Template;
+let resources: Resources;
+
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stage = defineStage(app, STAGES.dev!);
+  jobs = Template.fromStack(stage.jobs);
+  api = Template.fromStack(stage.api);
+  resources = jobs.toJSON().Resources;
+});
+
+const idOf = (type: string, test: (p: Json) => boolean) => {
+  const found = Object.entries(resources).filter(([, r]) => r.Type === type && test(r.Properties));
+  expect(found, type).toHaveLength(1);
+  return found[0]![0];
+};
+const functionId = (name: string) => idOf('AWS::Lambda::Function', (p) => p.FunctionName === name);
+const FETCH = 'asof-dev-job-uscode-fetch';
+const INGEST = 'asof-dev-job-uscode-ingest';
+const machineId = () => idOf('AWS::StepFunctions::StateMachine', (p) => p.StateMachineName === 'asof-dev-uscode-fetch');
+const queueId = () => idOf('AWS::SQS::Queue', (p) => p.QueueName === 'asof-dev-uscode-fetch-dlq');
+const roleOf = (fnId: string) => resources[fnId]!.Properties.Role['Fn::GetAtt'][0] as string;
+const statementsOf = (roleId: string): { Action: string | string[]; Resource: Json }[] =>
+  Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === roleId))
+    .flatMap((r) => r.Properties.PolicyDocument.Statement);
+const actions = (roleId: string, service: string) =>
+  [...new Set(statementsOf(roleId).flatMap((st) => [st.Action].flat().filter((a) => a.startsWith(`${service}:`))))].sort();
+/** Which tables a role reaches, and whether it writes them. */
+function tables(roleId: string): Record<string, 'read' | 'readwrite'> {
+  const found: Record<string, 'read' | 'readwrite'> = {};
+  for (const st of statementsOf(roleId)) {
+    const table = /ExportsOutputFnGetAtt(\w+?)Table/.exec(JSON.stringify(st.Resource))?.[1];
+    if (!table) continue;
+    const writes = [st.Action].flat().some((a) => /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(a));
+    found[table] = writes || found[table] === 'readwrite' ? 'readwrite' : 'read';
+  }
+  return found;
+}
+/** The S3 object ARNs a role's statements name, as text: `…:s3:::asof-dev-sources-<account>-<region>/olrc/*`. */
+const s3Objects = (roleId: string) =>
+  statementsOf(roleId)
+    .filter((st) => [st.Action].flat().some((a) => a === 's3:GetObject' || a === 's3:PutObject'))
+    .map((st) => (st.Resource['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : `<${p.Ref}>`)).join(''));
+
+/** The state machine's definition, with each function's ARN written `ARN[<logical id>]`. */
+function definition(): Json {
+  const body = resources[machineId()]!.Properties.DefinitionString;
+  const text = (body['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : `ARN[${p['Fn::GetAtt'][0]}]`)).join('');
+  return JSON.parse(text);
+}
+const retriesOf = (state: Json) =>
+  (state.Retry as Json[]).filter((r) => !r.ErrorEquals[0].startsWith('Lambda.')).map((r) => ({ ...r, ErrorEquals: r.ErrorEquals.join() }));
+
+describe('the schedule', () => {
+  it('starts the state machine daily at 06:30 UTC with the stage’s request, retrying and dead-lettering what it cannot deliver', () => {
+    jobs.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: 'asof-dev-uscode-fetch',
+      ScheduleExpression: 'cron(30 6 * * ? *)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: {
+        Arn: { Ref: machineId() },
+        Input: '{}',
+        RoleArn: Match.anyValue(),
+        RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 6 * 3600 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId(), 'Arn'] } },
+      },
+    });
+    jobs.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'asof-dev-uscode-fetch-dlq',
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it('assumes a role only this account’s schedules may assume, which may start this state machine and nothing else', () => {
+    const schedule = Object.values(resources).find((r) => r.Properties.Name === 'asof-dev-uscode-fetch')!.Properties;
+    const roleId = schedule.Target.RoleArn['Fn::GetAtt'][0];
+    const trust = resources[roleId]!.Properties.AssumeRolePolicyDocument.Statement;
+    expect(trust.map((st: Json) => st.Principal.Service)).toEqual(['scheduler.amazonaws.com']);
+    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expect(statementsOf(roleId).map((st) => [st.Action, st.Resource])).toEqual([
+      ['states:StartExecution', { Ref: machineId() }],
+      ['sqs:SendMessage', { 'Fn::GetAtt': [queueId(), 'Arn'] }],
+    ]);
+  });
+});
+
+describe('the state machine', () => {
+  it('is a traced STANDARD state machine, every event logged, a run limited to a day', () => {
+    const p = resources[machineId()]!.Properties;
+    expect(p.StateMachineType).toBe('STANDARD');
+    expect(p.TracingConfiguration).toEqual({ Enabled: true });
+    expect(p.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
+    expect(definition().TimeoutSeconds).toBe(24 * 3600);
+  });
+
+  it('checks, then maps over the titles: downloads 4 at once, ingests one at a time (the ingest lease), then finishes', () => {
+    const d = definition();
+    const fetch = `ARN[${functionId(FETCH)}]`;
+    const ingest = `ARN[${functionId(INGEST)}]`;
+    expect(d.StartAt).toBe('Check');
+    expect(d.States.Check).toMatchObject({
+      Resource: fetch,
+      Parameters: { step: 'check', 'request.$': '$' },
+      ResultPath: '$.run',
+      Next: 'UpToDate',
+    });
+    expect(d.States.UpToDate).toEqual({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.run.plan.upToDate', BooleanEquals: true, Next: 'AlreadyCurrent' }],
+      Default: 'Downloads',
+    });
+    expect(d.States.Downloads).toMatchObject({
+      Type: 'Map',
+      ItemsPath: '$.run.titles',
+      ResultPath: '$.run.titles',
+      MaxConcurrency: 4,
+      Next: 'Ingests',
+    });
+    expect(d.States.Downloads.ItemProcessor.States.DownloadTitle).toMatchObject({
+      Resource: fetch,
+      Parameters: { step: 'download', 'job.$': '$' },
+    });
+    expect(d.States.Ingests).toMatchObject({
+      Type: 'Map',
+      ItemsPath: '$.run.titles',
+      ResultPath: '$.run.titles',
+      MaxConcurrency: 1,
+      Next: 'Finish',
+    });
+    const perTitle = d.States.Ingests.ItemProcessor;
+    expect(perTitle.StartAt).toBe('ToIngest');
+    expect(perTitle.States.ToIngest.Choices).toEqual([
+      {
+        Or: [
+          { Variable: '$.outcome', StringEquals: 'downloaded' },
+          { Variable: '$.outcome', StringEquals: 'in-bucket' },
+        ],
+        Next: 'IngestTitle',
+      },
+    ]);
+    expect(perTitle.States.IngestTitle).toMatchObject({ Resource: ingest, Parameters: { step: 'ingest', 'job.$': '$' } });
+    expect(d.States.Finish).toMatchObject({
+      Resource: ingest,
+      Parameters: { step: 'finish', 'plan.$': '$.run.plan', 'titles.$': '$.run.titles' },
+      ResultPath: '$.summary',
+      Next: 'AnyTitleFailed',
+    });
+  });
+
+  it('retries what may pass (the publisher unavailable, the lease held, anything else once), never a refused step', () => {
+    const d = definition();
+    const refused = { ErrorEquals: USCODE_ERRORS.refused, MaxAttempts: 0 };
+    expect(retriesOf(d.States.Downloads.ItemProcessor.States.DownloadTitle)).toEqual([
+      refused,
+      { ErrorEquals: USCODE_ERRORS.publisherUnavailable, IntervalSeconds: 30, MaxAttempts: 3, BackoffRate: 2 },
+      { ErrorEquals: 'States.ALL', IntervalSeconds: 10, MaxAttempts: 1 },
+    ]);
+    expect(retriesOf(d.States.Ingests.ItemProcessor.States.IngestTitle)).toEqual([
+      refused,
+      { ErrorEquals: USCODE_ERRORS.ingestBusy, IntervalSeconds: 60, MaxAttempts: 5, BackoffRate: 2 },
+      { ErrorEquals: 'States.ALL', IntervalSeconds: 30, MaxAttempts: 1 },
+    ]);
+    expect(retriesOf(d.States.Check)).toEqual([
+      refused,
+      { ErrorEquals: USCODE_ERRORS.publisherUnavailable, IntervalSeconds: 60, MaxAttempts: 3, BackoffRate: 2 },
+      { ErrorEquals: 'States.ALL', IntervalSeconds: 30, MaxAttempts: 1 },
+    ]);
+    // Lambda's own transient errors are retried too (CDK's retry of service exceptions).
+    expect(d.States.Finish.Retry[0].ErrorEquals).toContain('Lambda.ServiceException');
+  });
+
+  it('carries a title that failed every try on as failed (its step and error), and fails the run at its end naming them', () => {
+    const d = definition();
+    for (const [map, task, pass, step] of [
+      ['Downloads', 'DownloadTitle', 'DownloadFailed', 'download'],
+      ['Ingests', 'IngestTitle', 'IngestFailed', 'ingest'],
+    ] as const) {
+      const states = d.States[map].ItemProcessor.States;
+      expect(states[task].Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: pass }]);
+      expect(states[pass]).toEqual({
+        Type: 'Pass',
+        Parameters: {
+          'releasePoint.$': '$.releasePoint',
+          'title.$': '$.title',
+          'url.$': '$.url',
+          'named.$': '$.named',
+          outcome: 'failed',
+          step,
+          'error.$': '$.failure.Error',
+        },
+        End: true,
+      });
+    }
+    expect(d.States.AnyTitleFailed).toEqual({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.summary.failed', NumericGreaterThan: 0, Next: 'TitlesFailed' }],
+      Default: 'Done',
+    });
+    expect(d.States.TitlesFailed).toEqual({ Type: 'Fail', Error: 'TitlesFailed', CausePath: '$.summary.message' });
+    // The check and the finish are not caught: their failure fails the run.
+    expect(d.States.Check.Catch).toBeUndefined();
+    expect(d.States.Finish.Catch).toBeUndefined();
+  });
+
+  it('may invoke the two functions of the fetch and nothing else', () => {
+    const roleId = resources[machineId()]!.Properties.RoleArn['Fn::GetAtt'][0];
+    const invoked = statementsOf(roleId)
+      .filter((st) => st.Action === 'lambda:InvokeFunction')
+      .flatMap((st) => st.Resource.map((r: Json) => JSON.stringify(r)));
+    const fnArn = (name: string) => ({ 'Fn::GetAtt': [functionId(name), 'Arn'] });
+    expect(invoked.sort()).toEqual(
+      [FETCH, INGEST].flatMap((n) => [JSON.stringify(fnArn(n)), JSON.stringify({ 'Fn::Join': ['', [fnArn(n), ':*']] })]).sort(),
+    );
+    expect(actions(roleId, 'dynamodb')).toEqual([]);
+    expect(actions(roleId, 's3')).toEqual([]);
+  });
+});
+
+describe('the functions, each with what it reaches and no more', () => {
+  it('the fetch step (publisher): reads the ops table only, reads and puts objects of the bucket’s olrc/ folder only, outside the VPC', () => {
+    const fnId = functionId(FETCH);
+    const fn = resources[fnId]!.Properties;
+    expect(fn).toMatchObject({ MemorySize: 1024, Timeout: 600, EphemeralStorage: { Size: 1024 }, Architectures: ['arm64'] });
+    expect(fn.VpcConfig).toBeUndefined();
+    expect(
+      Object.keys(fn.Environment.Variables)
+        .filter((k) => k.startsWith('ASOF_'))
+        .sort(),
+    ).toEqual(['ASOF_OPS_TABLE', ENV.sourcesBucket]);
+    const role = roleOf(fnId);
+    expect(tables(role)).toEqual({ Ops: 'read' });
+    expect(actions(role, 's3')).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(s3Objects(role)).toEqual(['arn:<AWS::Partition>:s3:::asof-dev-sources-<AWS::AccountId>-<AWS::Region>/olrc/*']);
+    expect(actions(role, 'es')).toEqual([]);
+  });
+
+  it('the ingest step (stores): writes the versions and ops tables and the search index, reads the olrc/ folder only, in the VPC', () => {
+    const fnId = functionId(INGEST);
+    const fn = resources[fnId]!.Properties;
+    expect(fn).toMatchObject({ MemorySize: 3008, Timeout: 900, EphemeralStorage: { Size: 2048 } });
+    expect(fn.VpcConfig).toBeDefined();
+    const role = roleOf(fnId);
+    expect(tables(role)).toEqual({ Versions: 'readwrite', Ops: 'readwrite' });
+    expect(actions(role, 's3')).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(s3Objects(role)).toEqual(['arn:<AWS::Partition>:s3:::asof-dev-sources-<AWS::AccountId>-<AWS::Region>/olrc/*']);
+    expect(actions(role, 'es')).toEqual(['es:ESHttpGet', 'es:ESHttpPost']);
+    expect(actions(role, 'rds-db')).toEqual([]);
+  });
+});
+
+describe('the alarms', () => {
+  it('alarm on a failed or timed-out run, and on a delivery the scheduler gave up on', () => {
+    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => r.Properties);
+    const run = alarms.find((a) => a.AlarmName === 'asof-dev-job-uscode-fetch-failed');
+    expect(run?.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.MetricStat.Metric.MetricName)).toEqual([
+      'ExecutionsFailed',
+      'ExecutionsTimedOut',
+    ]);
+    expect(JSON.stringify(run?.Metrics)).toContain('UscodeFetchMachineStateMachine');
+    expect(alarms.some((a) => a.AlarmName === 'asof-dev-dlq-uscode-fetch')).toBe(true);
+  });
+});
+
+describe('a fetch that could never run is refused at synth', () => {
+  const synth = (uscodeFetch: Json, withBucket = true) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stateful = new StatefulStack(app, 'refuse-stateful', { prefix: 'asof-test' });
+    return () =>
+      new JobsStack(app, 'refuse-jobs', {
+        prefix: 'asof-test',
+        bindings: { ...stateful.tables, ...(withBucket && { sources: stateful.sources }) },
+        uscodeFetch,
+      });
+  };
+
+  it.each([
+    ['without the sources bucket', { schedule: 'rate(1 day)' }, false, /needs the sources bucket/],
+    ['with a bad expression', { schedule: 'daily' }, true, /not a rate\(…\), cron\(…\) or at\(…\) expression/],
+    ['with two choices at once', { schedule: 'rate(1 day)', request: { latest: true, since: '113-31' } }, true, /at most one of/],
+    ['with a field it does not know', { schedule: 'rate(1 day)', request: { title: '1' } }, true, /title/],
+  ])('%s', (_what, uscodeFetch, withBucket, message) => {
+    expect(synth(uscodeFetch, withBucket)).toThrow(message);
+  });
+
+  it('builds no fetch when the stage configures none', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stateful = new StatefulStack(app, 'none-stateful', { prefix: 'asof-test' });
+    const stack = new JobsStack(app, 'none-jobs', { prefix: 'asof-test', bindings: { ...stateful.tables, sources: stateful.sources } });
+    expect(stack.uscodeFetch).toBeUndefined();
+    expect(Object.keys(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'))).toEqual([]);
+  });
+});
