@@ -559,8 +559,8 @@ const EXPECTED_COVERAGE: CoverageRecord[] = [
     coverageTo: null,
     latestVersionDate: '2022-01-27',
     editions: [
-      { label: 'Online@113-31', date: '2013-07-26' },
-      { label: 'Online@117-80', date: '2022-01-27' },
+      { label: '113-31', date: '2013-07-26' },
+      { label: '117-80', date: '2022-01-27' },
     ],
     titles: [
       {
@@ -568,8 +568,8 @@ const EXPECTED_COVERAGE: CoverageRecord[] = [
         name: 'General Provisions',
         coverageFrom: '2013-07-26',
         coverageTo: null,
-        firstVersion: 'Online@113-31',
-        latestVersion: 'Online@117-80',
+        firstVersion: '113-31',
+        latestVersion: '117-80',
         latestVersionDate: '2022-01-27',
         editionCount: 2,
         sections: 39,

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ingestedMarker } from '#ingest/olrc/fetch-uscode.ts';
+import { ingestedMarker } from '#ingest/olrc/ingest-title.ts';
 import { CURRENT_MARKER, currentRecord } from '#ingest/olrc/title-jobs.ts';
 import { s3TitleZips } from '#lambda/adapters/s3-title-zips.ts';
 import { ENV } from '#lambda/env.ts';
@@ -191,7 +191,7 @@ describe('a title job', () => {
     expect(ingested).toMatchObject({ ...job, outcome: 'ingested', sections: expect.any(Number), changedKeys: expect.any(Number) });
     expect(ingested.sections).toBeGreaterThan(0);
     expect(s3.requests).toEqual([`GET ${BUCKET}/${key}`]);
-    expect((await inForce('6-101', '2014-01-01'))?.provenance).toMatchObject({ sourceUrl: job.url, versionLabel: 'Online@113-31' });
+    expect((await inForce('6-101', '2014-01-01'))?.provenance).toMatchObject({ sourceUrl: job.url, versionLabel: '113-31' });
     expect(await marker('113-31', '06')).toMatchObject({ url: job.url, bytes: 492_996, sha256: stored.metadata['asof-sha256'] });
   });
 

@@ -12,6 +12,7 @@ import type { IngestReport } from '../engine.ts';
 import type { IngestRequest } from '../jobs.ts';
 import { type DownloadedZip, downloadTitleZip } from './download.ts';
 import { DEFAULT_TIMEOUTS, type FetchLike, fetchPage, PublisherError, type Timeouts } from './http.ts';
+import { type IngestedRecord, ingestedMarker, ingestTitleZip } from './ingest-title.ts';
 import { parseCurrentReleasePoint, parseReleasePointId, parseReleasePointList, type ReleasePoint } from './release-points.ts';
 import { needsPages, needsPriorList, type ReleasePointChoice, type ReleasePointPages, selectWork, type WorkItem } from './select.ts';
 import { titleCode, titleName } from './titles.ts';
@@ -72,18 +73,6 @@ export interface FetchUscodeResult {
   releasePoints: string[];
   titles: FetchedTitle[];
   failed: number;
-}
-
-/** The ops-store marker that says a title of a release point is ingested (its value: IngestedRecord as JSON). */
-export const ingestedMarker = (releasePoint: string, title: string): string => `olrc-usc:${releasePoint}:${title}`;
-
-export interface IngestedRecord {
-  url: string;
-  sha256: string;
-  bytes: number;
-  edition: string;
-  sections: number;
-  ingestedAt: string;
 }
 
 const megabytes = (n: number): string =>
@@ -176,31 +165,15 @@ async function fetchTitle(item: WorkItem, cacheDir: string, deps: FetchUscodeDep
 
   try {
     say(`ingesting ${zip.entry} (${megabytes(zip.xmlBytes)})`);
-    // The reader takes the release point from the zip's name; an appendix may give several editions (its rules).
-    const reports = await deps.ingest({ kind: 'uslm', files: [zip.file], retrievedAt: zip.retrievedAt, sourceUrl: zip.url }, (line) =>
-      log(`    ${line}`),
-    );
-    const report = reports[0];
-    if (!report) throw new Error(`${zip.entry}: the ingest read no edition`);
-    const sections = reports.reduce((n, r) => n + r.documents, 0);
-    const changedKeys = reports.reduce((n, r) => n + r.changedKeys + r.absentKeys, 0);
-    const record: IngestedRecord = {
-      url: zip.url,
-      sha256: zip.sha256,
-      bytes: zip.bytes,
-      edition: report.edition.id,
-      sections,
-      ingestedAt: deps.now().toISOString(),
-    };
-    await deps.markers.putMarker(ingestedMarker(rp.id, item.title), JSON.stringify(record));
+    const done = await ingestTitleZip(zip, { releasePoint: rp.id, title: item.title }, deps, (line) => log(`    ${line}`));
     return {
       ...base,
       url: zip.url,
       outcome: 'ingested',
       bytes: zip.bytes,
       transferred: zip.transferred,
-      sections,
-      changedKeys,
+      sections: done.sections,
+      changedKeys: done.changedKeys,
     };
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);

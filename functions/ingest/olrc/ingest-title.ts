@@ -1,17 +1,26 @@
 /**
- * One title's checked zip into the store, as `asof fetch uscode` ingests it (fetch-uscode.ts): the XML read out of
- * the zip (its CRC-32 checked again as it is read), ingested with the zip's address as `sourceUrl` and
- * `Online@<release point>` as the label, then the release point's marker for the title written. For a run split over
- * processes (the scheduled fetch in AWS), where the zip was fetched by another one.
+ * One title's checked zip into the store, as `asof fetch uscode` and the scheduled fetch in AWS ingest it: the zip
+ * checked again (CRC-32, its one `usc<TT>.xml`), read by the USLM reader straight from the zip (the release point taken
+ * from the zip's OLRC name), ingested with the zip's address as `sourceUrl`, then the release point's marker for the
+ * title written.
  */
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { OpsStore } from '#ops/ports.ts';
 import type { IngestReport } from '../engine.ts';
 import type { IngestRequest } from '../jobs.ts';
 import type { ZipRecord } from './download.ts';
-import { type IngestedRecord, ingestedMarker } from './fetch-uscode.ts';
 import { readTitleZip } from './title-zip.ts';
+
+/** The ops-store marker that says a title of a release point is ingested (its value: IngestedRecord as JSON). */
+export const ingestedMarker = (releasePoint: string, title: string): string => `olrc-usc:${releasePoint}:${title}`;
+
+export interface IngestedRecord {
+  url: string;
+  sha256: string;
+  bytes: number;
+  edition: string;
+  sections: number;
+  ingestedAt: string;
+}
 
 export interface IngestTitleDeps {
   /** An ingest of law under the store's ingest lease, without the steps after it (Jobs.ingest, afterwards: false). */
@@ -22,42 +31,35 @@ export interface IngestTitleDeps {
 
 export interface IngestedTitle {
   edition: string;
+  /** Sections of every edition the file gives (an appendix may give its court rules as a second one). */
   sections: number;
   /** Keys whose text changed or that the edition no longer shows. */
   changedKeys: number;
 }
 
 /**
- * Ingests the checked zip `zip.file` of title `title` at `releasePoint`; the XML is extracted into `workDir` and
- * removed afterwards. Throws CorruptZipError when the zip fails its check (nothing is ingested then).
+ * Ingests the checked zip `zip.file` (named as OLRC names it) of title `title` at `releasePoint`. Throws
+ * CorruptZipError when the zip fails its check (nothing is ingested then).
  */
 export async function ingestTitleZip(
   zip: ZipRecord & { file: string },
   at: { releasePoint: string; title: string },
-  workDir: string,
   deps: IngestTitleDeps,
   log: (line: string) => void = () => undefined,
 ): Promise<IngestedTitle> {
-  await mkdir(workDir, { recursive: true });
-  const xml = join(workDir, `usc${at.title}@${at.releasePoint}.xml`);
-  try {
-    await readTitleZip(zip.file, at.title, { extractTo: xml, name: `the zip from ${zip.url}` });
-    const [report] = await deps.ingest(
-      { kind: 'uslm', files: [xml], label: `Online@${at.releasePoint}`, retrievedAt: zip.retrievedAt, sourceUrl: zip.url },
-      log,
-    );
-    if (!report) throw new Error(`${zip.entry}: the ingest read no edition`);
-    const record: IngestedRecord = {
-      url: zip.url,
-      sha256: zip.sha256,
-      bytes: zip.bytes,
-      edition: report.edition.id,
-      sections: report.documents,
-      ingestedAt: deps.now().toISOString(),
-    };
-    await deps.markers.putMarker(ingestedMarker(at.releasePoint, at.title), JSON.stringify(record));
-    return { edition: report.edition.id, sections: report.documents, changedKeys: report.changedKeys + report.absentKeys };
-  } finally {
-    await rm(xml, { force: true });
-  }
+  await readTitleZip(zip.file, at.title, { name: `the zip from ${zip.url}` });
+  const reports = await deps.ingest({ kind: 'uslm', files: [zip.file], retrievedAt: zip.retrievedAt, sourceUrl: zip.url }, log);
+  const first = reports[0];
+  if (!first) throw new Error(`${zip.entry}: the ingest read no edition`);
+  const sections = reports.reduce((n, r) => n + r.documents, 0);
+  const record: IngestedRecord = {
+    url: zip.url,
+    sha256: zip.sha256,
+    bytes: zip.bytes,
+    edition: first.edition.id,
+    sections,
+    ingestedAt: deps.now().toISOString(),
+  };
+  await deps.markers.putMarker(ingestedMarker(at.releasePoint, at.title), JSON.stringify(record));
+  return { edition: first.edition.id, sections, changedKeys: reports.reduce((n, r) => n + r.changedKeys + r.absentKeys, 0) };
 }

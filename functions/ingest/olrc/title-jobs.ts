@@ -1,7 +1,7 @@
 /**
  * The title jobs of a run that is split over many processes (the scheduled fetch in AWS runs one per title, see
  * docs/DECISIONS.md "Scheduled jobs"): what `asof fetch uscode` would fetch, less the titles the ops store already
- * holds at their release point (the same markers, fetch-uscode.ts `ingestedMarker`), at most `limit` of them per run.
+ * holds at their release point (the same markers, ingest-title.ts `ingestedMarker`), at most `limit` of them per run.
  *
  * Besides the CLI's choices (one release point, the newest, every one since one), a run that names none **updates**:
  * it brings the store to the publisher's current release point from the one a run last completed (a marker of its
@@ -11,8 +11,8 @@
 import * as z from 'zod';
 import type { OpsStore } from '#ops/ports.ts';
 import { forEachBounded } from '#shared/bounded.ts';
-import { ingestedMarker } from './fetch-uscode.ts';
 import { DEFAULT_TIMEOUTS, type FetchLike, fetchPage, type Timeouts } from './http.ts';
+import { ingestedMarker } from './ingest-title.ts';
 import { parseCurrentReleasePoint, parseReleasePointId, parseReleasePointList } from './release-points.ts';
 import { needsPages, needsPriorList, type ReleasePointChoice, type ReleasePointPages, selectWork } from './select.ts';
 import { titleCode } from './titles.ts';

@@ -2,8 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { IngestBusyError } from '#ingest/jobs.ts';
-import { ingestedMarker } from '#ingest/olrc/fetch-uscode.ts';
-import { ingestTitleZip } from '#ingest/olrc/ingest-title.ts';
+import { ingestedMarker, ingestTitleZip } from '#ingest/olrc/ingest-title.ts';
 import { CURRENT_MARKER, currentRecord } from '#ingest/olrc/title-jobs.ts';
 import { CorruptZipError } from '#ingest/olrc/title-zip.ts';
 import { titleName } from '#ingest/olrc/titles.ts';
@@ -50,7 +49,6 @@ export function uscodeIngestHandler(adapters: UscodeIngestAdapters) {
       const done = await ingestTitleZip(
         { ...record, file },
         at,
-        dirname(file),
         { ingest: async (request, log) => (await jobs.ingest(request, log, { afterwards: false })).reports, markers, now },
         (line) => logger.info(line),
       );

@@ -4,7 +4,7 @@
  * may call the store current. On the publisher's pages in the real pages' shape, served from memory.
  */
 import { describe, expect, it } from 'vitest';
-import { ingestedMarker } from '#ingest/olrc/fetch-uscode.ts';
+import { ingestedMarker } from '#ingest/olrc/ingest-title.ts';
 import { CURRENT_MARKER, currentRecord, planTitleJobs, type TitleJobsRequest } from '#ingest/olrc/title-jobs.ts';
 import { currentPage, FAKE_RELEASE_POINTS, priorPage } from '../../support/fake-olrc.ts';
 
