@@ -12,7 +12,7 @@ import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
-import { RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
+import { INGEST_RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
 import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts';
 import { callAdminJob } from './admin-socket.ts';
@@ -72,7 +72,9 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
   plans list [--json]        the plans and their ceilings
   ingest uslm FILE.xml... [--date YYYY-MM-DD] [--label L] [--retrieved-at ISO]
   ingest dc-code MANIFEST.csv [--retrieved-at ISO]
-  ingest rules PATH... [--set ${RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
+  ingest rules PATH... [--set ${INGEST_RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
+                             (us-code-appendix: the Code's Title 28/18 appendix text files, .txt or .txt.gz, which
+                             state their own dates)
   ingest courtlistener PATH...   CourtListener bulk-data CSV files (.csv, .csv.gz) or API records (court fixture,
                              API v3 opinions, opinion_clusters) into the case-law replica
   audit [--json]             run the quality audit now
@@ -237,8 +239,8 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
       if (files.length !== 1) throw new UsageError('ingest dc-code takes one MANIFEST.csv');
       return { kind: 'dc-code', manifest: files[0]!, ...(retrievedAt && { retrievedAt }) };
     case 'rules': {
-      const set = RULE_SETS.find((s) => s === (flags.set ?? ruleSetOf(files[0]!)));
-      if (!set) throw new UsageError(`ingest rules needs --set ${RULE_SETS.join('|')} (or a folder named after the set)`);
+      const set = INGEST_RULE_SETS.find((s) => s === (flags.set ?? ruleSetOf(files[0]!)));
+      if (!set) throw new UsageError(`ingest rules needs --set ${INGEST_RULE_SETS.join('|')} (or a folder named after the set)`);
       if (flags.basis !== undefined && !(TEMPORAL_BASES as readonly string[]).includes(flags.basis)) {
         throw new UsageError(`--basis must be one of ${TEMPORAL_BASES.join(', ')}`);
       }

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { get } from './client.ts';
+
+/**
+ * The federal rules through time, on the bundled data: the US Code's Title 28 and Title 18 appendices as amended to
+ * 2007-2012 (FRAP, FRCP, FRE, FRCrP) next to the FRAP of 2024.
+ */
+const lookup = (citation: string, asOf?: string) => get('/law/lookup', { jurisdiction: 'us', citation, ...(asOf && { asOf }) });
+
+describe('every rule of FRAP, FRCP, FRE and FRCrP from the appendix editions 2007-2012', () => {
+  it('answers FRCP 12 as amended to February 1, 2010, with the edition’s own date, label and address', async () => {
+    const r = await lookup('Fed. R. Civ. P. 12', '2010-06-01');
+    expect(r.status, r.text).toBe(200);
+    const v = r.body.result;
+    expect(v.citation).toMatchObject({ key: 'frcp-12', display: 'Fed. R. Civ. P. 12', corpus: 'rules' });
+    expect(v.catchline).toBe(
+      'Defenses and Objections: When and How Presented; Motion for Judgment on the Pleadings; Consolidating Motions; Waiving Defenses; Pretrial Hearing',
+    );
+    expect(v).toMatchObject({
+      validFrom: '2010-02-01T00:00:00-05:00',
+      temporalBasis: 'compiled-edition',
+      provenance: {
+        sourceUrl: 'https://www.govinfo.gov/app/details/USCODE-2009-title28',
+        versionLabel: 'FRCP as amended to February 1, 2010 (28 U.S.C. Appendix, 02/01/2010)',
+        sourceSystem: 'Federal Rules of Civil Procedure (Judicial Conference of the United States)',
+      },
+    });
+    expect(v.bodyText).toMatch(/^\(a\) Time to Serve a Responsive Pleading\.\n\(1\) In General\./);
+    expect(v.bodyText).not.toMatch(/ADVISORY COMMITTEE|Committee Note/i);
+    expect(v.historyNote).toMatch(/^\(As amended .*eff\. Dec\. 1, 2009\.\)$/);
+  });
+
+  it('answers FRE 702 before and after its restyling (effective December 1, 2011; first shown as amended to January 3, 2012)', async () => {
+    const before = await lookup('Fed. R. Evid. 702', '2011-06-01');
+    const after = await lookup('fre-702', '2012-06-01');
+    expect(before.body.result.bodyText).toMatch(/^If scientific, technical, or other specialized knowledge will assist the trier of fact/);
+    expect(after.body.result.bodyText).toMatch(
+      /^A witness who is qualified as an expert by knowledge, skill, experience, training, or education may testify/,
+    );
+    expect(before.body.result.validTo).toBe('2012-01-03T00:00:00-05:00');
+    expect(after.body.result.validFrom).toBe('2012-01-03T00:00:00-05:00');
+  });
+
+  it('answers FRCrP 49.1 from the Title 18 appendix, FRCP 71A as it was renumbered, a Supplemental Rule', async () => {
+    const crim = await lookup('Fed. R. Crim. P. 49.1', '2009-03-01');
+    expect(crim.status).toBe(200);
+    expect(crim.body.result).toMatchObject({
+      citation: { key: 'frcrp-49.1', display: 'Fed. R. Crim. P. 49.1' },
+      catchline: 'Privacy Protection For Filings Made with the Court',
+      provenance: { sourceUrl: 'https://www.govinfo.gov/app/details/USCODE-2007-title18' },
+      validFrom: '2008-01-02T00:00:00-05:00',
+    });
+    expect((await lookup('Fed. R. Civ. P. 71A', '2007-06-01')).body.result).toMatchObject({
+      catchline: 'Condemnation of Property',
+      status: 'active',
+    });
+    expect((await lookup('Fed. R. Civ. P. 71A', '2010-06-01')).body.result).toMatchObject({
+      catchline: '[Renumbered Rule 71.1]',
+      status: 'transferred',
+      bodyText: '',
+    });
+    const supp = await lookup('Fed. R. Civ. P. Supp. R. C', '2011-06-01');
+    expect(supp.body.result.citation).toMatchObject({ key: 'frcp-supp-c', display: 'Fed. R. Civ. P. Supp. R. C' });
+  });
+
+  it('holds FRAP 32 of 2007-2012 and of 2024 as two versions of one key: 14,000 words, then 13,000', async () => {
+    const old = await lookup('Fed. R. App. P. 32', '2010-06-01');
+    const now = await lookup('Fed. R. App. P. 32', '2025-06-01');
+    expect(old.body.result).toMatchObject({
+      validFrom: '2007-01-03T00:00:00-05:00',
+      provenance: { versionLabel: 'FRAP as amended to January 3, 2007 (28 U.S.C. Appendix, 01/03/2007)' },
+    });
+    expect(old.body.result.bodyText).toContain('-- it contains no more than 14,000 words; or');
+    expect(now.body.result.validFrom).toBe('2024-12-01T00:00:00-05:00');
+    expect(now.body.result.bodyText).toContain('• contains no more than 13,000 words; or');
+    expect(old.body.result.citation.key).toBe(now.body.result.citation.key);
+  });
+
+  it('lists the four rule sets in coverage', async () => {
+    const r = await get('/law/coverage', { jurisdiction: 'us', corpus: 'rules' }, null);
+    const byName = new Map(r.body.coverage.map((c: { name: string }) => [c.name, c]));
+    expect(byName.get('Federal Rules of Appellate Procedure')).toMatchObject({
+      coverageFrom: '2007-01-03',
+      temporalBasis: 'compiled-edition',
+    });
+    expect(byName.get('Federal Rules of Civil Procedure')).toMatchObject({ coverageFrom: '2007-01-03', sections: 104 });
+    expect(byName.get('Federal Rules of Evidence')).toMatchObject({ coverageFrom: '2007-01-03', sections: 68 });
+    expect(byName.get('Federal Rules of Criminal Procedure')).toMatchObject({ coverageFrom: '2008-01-02', sections: 75 });
+  });
+});
