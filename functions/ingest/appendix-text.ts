@@ -196,7 +196,9 @@ export function parseAppendixText(text: string, file: string, options: { retriev
       if (keys.has(d.key)) throw new Error(`${file}: ${set.short} ${d.key} appears twice`);
       keys.add(d.key);
     }
+    const horizon = { from: decemberFirstOnOrBefore(asAmendedTo), until: decemberFirstAfter(asAmendedTo) };
     const currency = `${usDate(titleDate)}${through ? ` (${through})` : ''}`;
+    const note = horizonNote(title, asAmendedTo);
     editions.push({
       collection: set.collection,
       date: asAmendedTo,
@@ -206,7 +208,8 @@ export function parseAppendixText(text: string, file: string, options: { retriev
       scope: { kind: 'prefix', prefix: `${set.prefix}-` },
       source: `${file} (${set.short})`,
       sourceUrl: annualEditionUrl(title, titleDate, file),
-      documents,
+      horizon,
+      documents: documents.map((d) => ({ ...d, note })),
     });
   }
   if (!editions.length) throw new Error(`${file}: no rules of ${APPENDIX_RULE_SETS.map((s) => s.short).join(', ')} found`);
@@ -225,6 +228,16 @@ const usDate = (iso: string) => `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.sl
 const longDate = (iso: string) =>
   `${MONTHS[Number(iso.slice(5, 7)) - 1]!.charAt(0)}${MONTHS[Number(iso.slice(5, 7)) - 1]!.slice(1).toLowerCase()} ${Number(iso.slice(8, 10))}, ${iso.slice(0, 4)}`;
 
+/** Federal rules amendments take effect on December 1: the one on or before `date`, and the next one after it. */
+export const decemberFirstOnOrBefore = (date: string): string => {
+  const year = Number(date.slice(0, 4));
+  return date >= `${year}-12-01` ? `${year}-12-01` : `${year - 1}-12-01`;
+};
+export const decemberFirstAfter = (date: string): string => {
+  const year = Number(date.slice(0, 4));
+  return date < `${year}-12-01` ? `${year}-12-01` : `${year + 1}-12-01`;
+};
+
 /**
  * GPO's publication of the annual edition of the Code whose text the file is (govinfo package `USCODE-<year>-title<N>`):
  * the edition (or supplement) of year Y is current to early January (or February) of Y + 1, the date every -CITE-
@@ -239,6 +252,17 @@ function annualEditionUrl(title: string, titleDate: string, file: string): strin
     );
   }
   return `https://www.govinfo.gov/app/details/USCODE-${Number(titleDate.slice(0, 4)) - 1}-title${title}`;
+}
+
+/** The version's note: true whichever later editions the version runs through. */
+function horizonNote(title: string, asAmendedTo: string): string {
+  return (
+    `Read from the US Code's Title ${title} Appendix; this text first appears in its edition as amended to ${longDate(asAmendedTo)}. ` +
+    'Federal rules amendments take effect on December 1 (28 U.S.C. § 2074(a); every amendment the historical notes list since 1989 ' +
+    'took effect on a December 1), so an edition speaks for the rules from the December 1 before its date until the December 1 after it. ' +
+    'This version runs until the next edition on file that shows another text; where no edition on file speaks for the time that ' +
+    'follows, it ends on the December 1 after the last edition that shows it (validTo), and later dates have no version on file (404).'
+  );
 }
 
 // ---- one rule -----------------------------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   if (versions.length > 0) {
     throw new AppError(
       'no_edition_on_file',
-      `${collection.display(key)} has no version in force on ${asOf}; versions on file run ${spanText(versions)}.`,
+      `${collection.display(key)} has no version in force on ${asOf}; versions on file run ${spanText(versions)}.${gapText(versions, asOf)}`,
       { didYouMean: versionSuggestions(versions, asOf) },
     );
   }
@@ -83,6 +83,17 @@ const spanText = (versions: VersionSummary[]): string => {
   const ranges = versions.map((v) => `${localDateOf(v.validFrom)}–${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`);
   return ranges.length > 4 ? `${ranges.slice(0, 2).join(', ')}, … ${ranges.at(-1)} (${ranges.length} versions)` : ranges.join(', ');
 };
+
+/** When the date falls after a version that ended: no edition on file shows a text from its end to the next one. */
+function gapText(versions: readonly VersionSummary[], asOf: string): string {
+  const before = versions.filter((v) => localDateOf(v.validTo) <= asOf).at(-1);
+  if (!before) return '';
+  const after = versions.find((v) => localDateOf(v.validFrom) > asOf);
+  const from = localDateOf(before.validTo);
+  return after
+    ? ` No edition on file shows its text from ${from} until ${localDateOf(after.validFrom)}.`
+    : ` No edition on file shows its text on or after ${from}.`;
+}
 
 const suggestion = (v: VersionSummary, reason: SuggestionReason): Suggestion => ({
   citation: v.citation.key,

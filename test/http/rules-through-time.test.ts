@@ -3,7 +3,7 @@ import { get } from './client.ts';
 
 /**
  * The federal rules through time, on the bundled data: the US Code's Title 28 and Title 18 appendices as amended to
- * 2007-2012 (FRAP, FRCP, FRE, FRCrP) next to the FRAP of 2024.
+ * 2007-2012 (FRAP, FRCP, FRE, FRCrP) next to the FRAP of 2024, with the gaps between them kept as gaps.
  */
 const lookup = (citation: string, asOf?: string) => get('/law/lookup', { jurisdiction: 'us', citation, ...(asOf && { asOf }) });
 
@@ -86,5 +86,51 @@ describe('every rule of FRAP, FRCP, FRE and FRCrP from the appendix editions 200
     expect(byName.get('Federal Rules of Civil Procedure')).toMatchObject({ coverageFrom: '2007-01-03', sections: 104 });
     expect(byName.get('Federal Rules of Evidence')).toMatchObject({ coverageFrom: '2007-01-03', sections: 68 });
     expect(byName.get('Federal Rules of Criminal Procedure')).toMatchObject({ coverageFrom: '2008-01-02', sections: 75 });
+  });
+});
+
+describe('gaps stay gaps: an edition speaks for the rules until the next December 1', () => {
+  it('answers FRAP 32 as amended to 2012 until December 1, 2012, saying why it ends there', async () => {
+    const r = await lookup('Fed. R. App. P. 32', '2012-11-30');
+    expect(r.status).toBe(200);
+    expect(r.body.result.validTo).toBe('2012-12-01T00:00:00-05:00');
+    expect(r.body.result.note).toMatch(/take effect on December 1 \(28 U\.S\.C\. § 2074\(a\)/);
+    expect(r.body.result.note).toMatch(/this text first appears in its edition as amended to January 3, 2007\./);
+    expect(r.body.result.note).toMatch(/it ends on the December 1 after the last edition that shows it \(validTo\)/);
+  });
+
+  it('answers a FRAP lookup as of 2019 with the lookup’s own 404, naming the gap and the version after it', async () => {
+    const r = await lookup('Fed. R. App. P. 32', '2019-06-01');
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('no_edition_on_file');
+    expect(r.body.error.message).toContain('No edition on file shows its text from 2012-12-01 until 2024-12-01.');
+    expect(r.body.error.didYouMean).toEqual([
+      expect.objectContaining({ citation: 'frap-32', reason: 'next-version', validFrom: '2024-12-01T00:00:00-05:00' }),
+    ]);
+    const text = await get('/law/text', { jurisdiction: 'us', citation: 'frap-32', asOf: '2019-06-01' });
+    expect([text.status, text.body.error.code]).toEqual([404, 'no_edition_on_file']);
+  });
+
+  it('answers the FRCP, carried only from the appendix, with a 404 today', async () => {
+    const r = await lookup('Fed. R. Civ. P. 12');
+    expect(r.status).toBe(404);
+    expect(r.body.error.message).toContain('No edition on file shows its text on or after 2012-12-01.');
+    expect(r.body.error.didYouMean).toEqual([expect.objectContaining({ reason: 'latest-version', validTo: '2012-12-01T00:00:00-05:00' })]);
+  });
+
+  it('leaves the year no Title 28 edition speaks for (2008) empty for a rule that changed, not for one that did not', async () => {
+    const changed = await lookup('Fed. R. Civ. P. 12', '2008-06-01');
+    expect(changed.status).toBe(404);
+    expect(changed.body.error.message).toContain('No edition on file shows its text from 2007-12-01 until 2009-01-05.');
+    const same = await lookup('Fed. R. App. P. 32', '2008-06-01');
+    expect(same.status).toBe(200);
+    expect(same.body.result.validFrom).toBe('2007-01-03T00:00:00-05:00');
+  });
+
+  it('leaves the audit nothing to find in the rules: every gap is explained by a horizon or an absence', async () => {
+    const r = await get('/law/quality', { jurisdiction: 'us' }, null);
+    expect(r.status).toBe(200);
+    expect(r.body.run).not.toBeNull();
+    expect(r.body.findings.filter((f: { scope: string }) => f.scope.startsWith('us/rules/'))).toEqual([]);
   });
 });

@@ -55,12 +55,15 @@ describe('readAppendixText: the US Code appendices in plain text, 2007-2012', ()
       retrievedAt: RETRIEVED,
       scope: { kind: 'prefix', prefix: 'frap-' },
       sourceUrl: 'https://www.govinfo.gov/app/details/USCODE-2011-title28',
+      horizon: { from: '2011-12-01', until: '2012-12-01' },
     });
     // Title 18's 2008 file: the rules say January 2, its -CITE- lines January 8; the edition is the rules' date.
     expect(edition('frcrp', '2008-01-02')).toMatchObject({
       label: 'FRCrP as amended to January 2, 2008 (18 U.S.C. Appendix, 01/08/2008)',
       sourceUrl: 'https://www.govinfo.gov/app/details/USCODE-2007-title18',
+      horizon: { from: '2007-12-01', until: '2008-12-01' },
     });
+    expect(edition('frcp', '2010-02-01').horizon).toEqual({ from: '2009-12-01', until: '2010-12-01' });
   });
 
   it('keys every rule in its own collection: decimals, FRCP 71A and the Supplemental Rules A-G', () => {
