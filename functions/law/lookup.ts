@@ -2,6 +2,7 @@ import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
 import { collectionsOf } from './collections.ts';
 import type { Corpus, SectionRef, SectionVersion, VersionSummary } from './model.ts';
+import { applyPinpoint, type PinpointAnswer } from './pinpoint.ts';
 import type { VersionStore } from './ports.ts';
 import { resolveCitation } from './resolve-citation.ts';
 
@@ -26,8 +27,14 @@ export interface Suggestion {
 
 const MAX_SUGGESTIONS = 5;
 
+export interface LookupAnswer {
+  version: SectionVersion;
+  /** What was done with the citation's pinpoint (`(a)(7)` of `Fed. R. App. P. 32(a)(7)`); null when it had none. */
+  pinpoint: PinpointAnswer | null;
+}
+
 /** The version in force on `asOf`, or a 404 that says why (never the nearest version instead). */
-export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<SectionVersion> {
+export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<LookupAnswer> {
   const { jurisdiction, citation, asOf, corpus } = params;
   const resolved = resolveCitation(jurisdiction, citation, corpus);
 
@@ -43,7 +50,12 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   const { collection, key } = resolved;
   const ref: SectionRef = { jurisdiction, corpus: collection.corpus, key };
   const found = await store.findInForce(ref, asOf);
-  if (found) return found;
+  if (found) {
+    return {
+      version: found,
+      pinpoint: resolved.pinpoint === null ? null : applyPinpoint(found.bodyText, resolved.pinpoint, found.citation.display),
+    };
+  }
   // Only a miss needs to know whether the corpus is carried at all (a found version proves it is).
   await assertCarried(store, jurisdiction, collection.corpus);
 

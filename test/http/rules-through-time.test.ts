@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { get } from './client.ts';
+import { get, post } from './client.ts';
 
 /**
  * The federal rules through time, on the bundled data: the US Code's Title 28 and Title 18 appendices as amended to
- * 2007-2012 (FRAP, FRCP, FRE, FRCrP) next to the FRAP of 2024, with the gaps between them kept as gaps.
+ * 2007-2012 (FRAP, FRCP, FRE, FRCrP) next to the FRAP of 2024, with the gaps between them kept as gaps, and pinpoints.
  */
 const lookup = (citation: string, asOf?: string) => get('/law/lookup', { jurisdiction: 'us', citation, ...(asOf && { asOf }) });
 
@@ -132,5 +132,41 @@ describe('gaps stay gaps: an edition speaks for the rules until the next Decembe
     expect(r.status).toBe(200);
     expect(r.body.run).not.toBeNull();
     expect(r.body.findings.filter((f: { scope: string }) => f.scope.startsWith('us/rules/'))).toEqual([]);
+  });
+});
+
+describe('pinpoints: the rule is answered, and the pinpoint is said', () => {
+  it('Fed. R. App. P. 32(a)(7): the subdivision’s text as a quotable part', async () => {
+    const r = await lookup('Fed. R. App. P. 32(a)(7)', '2025-06-01');
+    expect(r.status).toBe(200);
+    const { pinpoint, bodyText, note, citation } = r.body.result;
+    expect(citation.display).toBe('Fed. R. App. P. 32');
+    expect(pinpoint).toMatchObject({ requested: '(a)(7)', applied: true, display: 'Fed. R. App. P. 32(a)(7)', reason: null });
+    expect(pinpoint.text).toMatch(/^\(7\) Length\.\n\(A\) Page Limitation\./);
+    expect(bodyText).toContain(pinpoint.text);
+    expect(bodyText.length).toBeGreaterThan(pinpoint.text.length);
+    expect(note).toMatch(/Pinpoint \(a\)\(7\) applied: pinpoint\.text is that subdivision/);
+  });
+
+  it('Fed. R. Civ. P. 12(b)(6), from the text endpoint too', async () => {
+    const r = await post('/law/text', { jurisdiction: 'us', citation: 'Fed. R. Civ. P. 12(b)(6)', asOf: '2011-06-01' });
+    expect(r.status).toBe(200);
+    expect(r.body.result.pinpoint).toEqual({
+      requested: '(b)(6)',
+      applied: true,
+      display: 'Fed. R. Civ. P. 12(b)(6)',
+      text: '(6) failure to state a claim upon which relief can be granted; and',
+      reason: null,
+    });
+  });
+
+  it('says so when the version has no such subdivision, and adds nothing for a bare key', async () => {
+    const r = await lookup('Fed. R. App. P. 32(a)(9)', '2025-06-01');
+    expect(r.status).toBe(200);
+    expect(r.body.result.pinpoint).toMatchObject({ applied: false, text: null, display: null });
+    expect(r.body.result.note).toContain(
+      "Pinpoint (a)(9) not applied: This version's text has no subdivision (a)(9): the whole section is answered.",
+    );
+    expect((await lookup('frap-32', '2025-06-01')).body.result.pinpoint).toBeUndefined();
   });
 });

@@ -55,6 +55,17 @@ describe('resolveCitation', () => {
     expect(display('frcp-supp-c')).toBe('Fed. R. Civ. P. Supp. R. C');
   });
 
+  it.each([
+    ['Fed. R. App. P. 32(a)(7)', '(a)(7)'],
+    ['Fed. R. Civ. P. 12 (b)(6)', '(b)(6)'],
+    ['28 U.S.C.A. § 1291(a)', '(a)'],
+    ['Fed. R. App. P. 32', null],
+    ['frap-32', null],
+  ])('keeps the pinpoint of %j: %j', (citation, pinpoint) => {
+    const r = resolveCitation('us', citation);
+    expect(r.kind === 'key' && r.pinpoint).toBe(pinpoint ?? null);
+  });
+
   it('narrows to the corpus asked for', () => {
     expect(keyOf('us', 'frap-32', 'statutes')).toBe('unrecognised');
     expect(keyOf('us', '1-1', 'rules')).toBe('unrecognised');
