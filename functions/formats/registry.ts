@@ -202,10 +202,9 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
     (s) => (!filter.level || s.record.level === filter.level) && (!filter.court || s.record.court === filter.court),
   );
   if (!matching.length) {
-    const ids = ofJurisdiction.map((s) => `${s.record.id} (${s.record.court}, ${s.record.level})`);
     throw new AppError(
       'not_carried',
-      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${ids.join(', ')}.`,
+      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${describeIds(ofJurisdiction)}.`,
     );
   }
   const today = localDateOf(deps.now().toISOString());
@@ -225,6 +224,30 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
     today,
   );
   return inPeriod.map((stored) => present(stored, inForce, today));
+}
+
+/**
+ * The ids of the records, with court and level: `nd-2026-03-07 (nd, last-resort)`. Courts whose records are the same
+ * periods, named `<court>-<effectiveFrom>`, are named together (the thirteen courts of appeals, five periods each).
+ */
+function describeIds(records: readonly StoredFormatRecord[]): string {
+  const byCourt = new Map<string, StoredFormatRecord['record'][]>();
+  for (const { record } of records) byCourt.set(record.court, [...(byCourt.get(record.court) ?? []), record]);
+  const groups = new Map<string, { courts: string[]; level: Level; froms: string[] }>();
+  const single: string[] = [];
+  for (const [court, list] of byCourt) {
+    if (list.length > 1 && list.every((r) => r.id === `${court}-${r.effectiveFrom}` && r.level === list[0]!.level)) {
+      const froms = list.map((r) => r.effectiveFrom);
+      const key = `${list[0]!.level}|${froms.join(',')}`;
+      const group = groups.get(key) ?? { courts: [], level: list[0]!.level, froms };
+      group.courts.push(court);
+      groups.set(key, group);
+    } else single.push(...list.map((r) => `${r.id} (${court}, ${r.level})`));
+  }
+  const grouped = [...groups.values()].map(
+    (g) => `${g.courts.join(', ')} (${g.level}), each as ${g.froms.map((f) => `<court>-${f}`).join(', ')}`,
+  );
+  return [...grouped, ...single].join('; ');
 }
 
 /** Is `date` within the record's period [effectiveFrom, effectiveUntil)? */

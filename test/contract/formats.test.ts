@@ -311,7 +311,10 @@ describe('filters and order', () => {
     const err = await listFormats(deps, { jurisdiction: 'us', court: 'scotus' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('not_carried');
-    expect((err as AppError).message).toMatch(/court 'scotus'.*ca1-2024-12-01 \(ca1, intermediate-appellate\).*cafc-2024-12-01/);
+    expect((err as AppError).message).toBe(
+      "No filing-format record for us matches court 'scotus'. The records that exist for us: ca1, ca2, ca3, ca4, ca5, ca6, ca7, ca8, ca9, ca10, ca11, cadc, cafc (intermediate-appellate), " +
+        'each as <court>-2007-01-03, <court>-2010-02-01, <court>-2011-01-07, <court>-2012-01-03, <court>-2024-12-01.',
+    );
     const level = await listFormats(deps, { jurisdiction: 'nd', level: 'intermediate-appellate' }).catch((e: unknown) => e);
     expect((level as AppError).message).toMatch(/level 'intermediate-appellate'.*nd-2026-03-07 \(nd, last-resort\)/);
     const none = await listFormats(deps, { jurisdiction: 'dc' }).catch((e: unknown) => e);

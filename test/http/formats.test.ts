@@ -153,7 +153,12 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
   });
 
   it.each([
-    [{ jurisdiction: 'us', court: 'scotus' }, 404, 'not_carried', /court 'scotus'.*ca1-2024-12-01 \(ca1, intermediate-appellate\)/],
+    [
+      { jurisdiction: 'us', court: 'scotus' },
+      404,
+      'not_carried',
+      /court 'scotus'\. The records that exist for us: ca1, ca2, .*, cafc \(intermediate-appellate\), each as <court>-2007-01-03, .*<court>-2024-12-01\.$/,
+    ],
     [{ jurisdiction: 'nd', level: 'limited-jurisdiction' }, 404, 'not_carried', /level 'limited-jurisdiction'.*nd-2026-03-07/],
     [{ jurisdiction: 'dc' }, 404, 'not_carried', /No filing-format record is held for jurisdiction 'dc'\. Records are held for: nd, us\./],
     [{ jurisdiction: 'us', level: 'supreme' }, 400, 'bad_level', /level/],
