@@ -11,7 +11,9 @@ import type { SourceDocument, SourceEdition } from './source.ts';
  * `.txt.gz`). A file is a run of records, each `-CITE-` … `-End-`, with fields `-EXPCITE-` (where the record sits),
  * `-HEAD-`, `-STATUTE-` (the rule's text), `-SOURCE-` (its amendment credits), `-MISC1-` … (Advisory Committee
  * notes and other editorial notes), `-FOOTNOTE-`. Each rule set in a file is one compiled edition, dated by the
- * "(AS AMENDED TO …)" line under the set's heading.
+ * "(AS AMENDED TO …)" line under the set's heading, with a horizon: the rules change on December 1, so an edition
+ * speaks for them from the December 1 on or before its date until the next one (docs/DECISIONS.md, "How versions
+ * are built").
  *
  * Kept: the rule's heading and text; the amendment credit and the footnotes go to `historyNote`. Not kept: the
  * Advisory Committee notes and the other editorial notes (the apparatus, like the notes of a USLM section), the
@@ -225,15 +227,19 @@ function statedDate(m: RegExpExecArray, file: string, line: number): string {
 }
 
 const usDate = (iso: string) => `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(0, 4)}`;
-const longDate = (iso: string) =>
-  `${MONTHS[Number(iso.slice(5, 7)) - 1]!.charAt(0)}${MONTHS[Number(iso.slice(5, 7)) - 1]!.slice(1).toLowerCase()} ${Number(iso.slice(8, 10))}, ${iso.slice(0, 4)}`;
+const monthName = (iso: string) => {
+  const upper = MONTHS[Number(iso.slice(5, 7)) - 1]!;
+  return `${upper.charAt(0)}${upper.slice(1).toLowerCase()}`;
+};
+/** 2012-01-03 → January 3, 2012. */
+const longDate = (iso: string) => `${monthName(iso)} ${Number(iso.slice(8, 10))}, ${iso.slice(0, 4)}`;
 
 /** Federal rules amendments take effect on December 1: the one on or before `date`, and the next one after it. */
-export const decemberFirstOnOrBefore = (date: string): string => {
+const decemberFirstOnOrBefore = (date: string): string => {
   const year = Number(date.slice(0, 4));
   return date >= `${year}-12-01` ? `${year}-12-01` : `${year - 1}-12-01`;
 };
-export const decemberFirstAfter = (date: string): string => {
+const decemberFirstAfter = (date: string): string => {
   const year = Number(date.slice(0, 4));
   return date < `${year}-12-01` ? `${year}-12-01` : `${year + 1}-12-01`;
 };
