@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readAppendixText } from '#ingest/appendix-text.ts';
 import { readDcManifest } from '#ingest/dc-code.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
-import { readRuleSet } from '#ingest/rules.ts';
+import { APPENDIX_TEXT, readRuleSet } from '#ingest/rules.ts';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
@@ -27,6 +28,7 @@ export async function readSampleCorpus(): Promise<SampleDocument[]> {
   for (const req of manifest.ingest) {
     if (req.kind === 'uslm') editions.push(...(await Promise.all(req.files.map((f) => readUslmTitle(at(f), { retrievedAt })))).flat());
     else if (req.kind === 'dc-code') editions.push(...(await readDcManifest(at(req.manifest), { retrievedAt })));
+    else if (req.set === APPENDIX_TEXT) editions.push(...(await readAppendixText(req.paths.map(at), { retrievedAt })));
     else editions.push(...(await readRuleSet(req.set ?? 'frap', req.paths.map(at), { retrievedAt })));
   }
   const out: SampleDocument[] = [];

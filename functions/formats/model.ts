@@ -90,7 +90,10 @@ export interface FormatRecordSource {
   courtName: string;
   level: Level;
   coverage: Coverage;
+  /** The period the record covers, [effectiveFrom, effectiveUntil): the texts it was read from were in force over it. */
   effectiveFrom: string;
+  /** Exclusive end of that period; null while the record is the current reading (open, checked for staleness). */
+  effectiveUntil: string | null;
   governingRuleKey: string;
   rules: RuleCitation[];
   typeface: Typeface | null;
@@ -103,7 +106,7 @@ export interface FormatRecordSource {
   paperSize: string | null;
   limits: LengthLimit[];
   certificateOfCompliance: CertificateOfCompliance | null;
-  basis: Partial<Record<ValueField | 'effectiveFrom', BasisEntry>>;
+  basis: Partial<Record<ValueField | 'effectiveFrom' | 'effectiveUntil', BasisEntry>>;
   note: string;
   unresolved: string[];
 }

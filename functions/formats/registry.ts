@@ -35,12 +35,31 @@ export interface RecordCheck {
   staleDetail: string | null;
 }
 
+/** The version reads of one validation, each made once: the courts of appeals' records pin the same FRAP versions. */
+function readOnce(store: VersionStore): Pick<VersionStore, 'listVersions' | 'getVersion'> {
+  const lists = new Map<string, ReturnType<VersionStore['listVersions']>>();
+  const versions = new Map<string, ReturnType<VersionStore['getVersion']>>();
+  const once = <T>(map: Map<string, T>, id: string, read: () => T): T => {
+    let found = map.get(id);
+    if (found === undefined) {
+      found = read();
+      map.set(id, found);
+    }
+    return found;
+  };
+  return {
+    listVersions: (ref) => once(lists, refId(ref), () => store.listVersions(ref)),
+    getVersion: (ref, validFrom) => once(versions, `${refId(ref)}#${validFrom}`, () => store.getVersion(ref, validFrom)),
+  };
+}
+
 /** Parses and validates the authored files against the corpus; each valid record ready to store. */
 async function validateFiles(deps: FormatDeps, files: readonly AuthoredFile[]) {
   const { records, problems } = parseRecordFiles(files);
   const valid: StoredFormatRecord[] = [];
+  const versions = readOnce(deps.versions);
   for (const { file, record } of records) {
-    const checked = await validateRecord(deps.versions, file, record);
+    const checked = await validateRecord(versions, file, record);
     if (checked.ok) valid.push({ record, file, digest: digestOf(record), loadedAt: deps.now().toISOString(), pinned: checked.pinned });
     else problems.push(...checked.problems);
   }
@@ -102,6 +121,8 @@ export interface FormatFilter {
   jurisdiction: string;
   level?: Level;
   court?: string;
+  /** The records in force on this date (YYYY-MM-DD); default today (UTC). */
+  asOf?: string;
 }
 
 export interface RuleEntry {
@@ -181,26 +202,85 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
     (s) => (!filter.level || s.record.level === filter.level) && (!filter.court || s.record.court === filter.court),
   );
   if (!matching.length) {
-    const ids = ofJurisdiction.map((s) => `${s.record.id} (${s.record.court}, ${s.record.level})`);
     throw new AppError(
       'not_carried',
-      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${ids.join(', ')}.`,
+      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${describeIds(ofJurisdiction)}.`,
     );
   }
   const today = localDateOf(deps.now().toISOString());
-  const inForce = await inForceHashes(deps.versions, matching, today);
-  return matching.map((stored) => present(stored, inForce, today));
+  const asOf = filter.asOf ?? today;
+  const inPeriod = matching.filter((s) => coversDate(s.record, asOf));
+  if (!inPeriod.length) {
+    const filtered = filter.level || filter.court ? ` matching ${describeFilter(filter)}` : '';
+    throw new AppError(
+      'not_carried',
+      `No filing-format record for ${filter.jurisdiction}${filtered} is in force on ${asOf}: no reading of the rules on file covers that date. ` +
+        `The records${filtered} cover ${describePeriods(matching)}.`,
+    );
+  }
+  const inForce = await inForceHashes(
+    deps.versions,
+    inPeriod.filter((s) => s.record.effectiveUntil === null),
+    today,
+  );
+  return inPeriod.map((stored) => present(stored, inForce, today));
 }
 
+/**
+ * The ids of the records, with court and level: `nd-2026-03-07 (nd, last-resort)`. Courts whose records are the same
+ * periods, named `<court>-<effectiveFrom>`, are named together (the thirteen courts of appeals, five periods each).
+ */
+function describeIds(records: readonly StoredFormatRecord[]): string {
+  const byCourt = new Map<string, StoredFormatRecord['record'][]>();
+  for (const { record } of records) byCourt.set(record.court, [...(byCourt.get(record.court) ?? []), record]);
+  const groups = new Map<string, { courts: string[]; level: Level; froms: string[] }>();
+  const single: string[] = [];
+  for (const [court, list] of byCourt) {
+    if (list.length > 1 && list.every((r) => r.id === `${court}-${r.effectiveFrom}` && r.level === list[0]!.level)) {
+      const froms = list.map((r) => r.effectiveFrom);
+      const key = `${list[0]!.level}|${froms.join(',')}`;
+      const group = groups.get(key) ?? { courts: [], level: list[0]!.level, froms };
+      group.courts.push(court);
+      groups.set(key, group);
+    } else single.push(...list.map((r) => `${r.id} (${court}, ${r.level})`));
+  }
+  const grouped = [...groups.values()].map(
+    (g) => `${g.courts.join(', ')} (${g.level}), each as ${g.froms.map((f) => `<court>-${f}`).join(', ')}`,
+  );
+  return [...grouped, ...single].join('; ');
+}
+
+/** Is `date` within the record's period [effectiveFrom, effectiveUntil)? */
+const coversDate = (r: FormatRecordSource, date: string): boolean =>
+  r.effectiveFrom <= date && (r.effectiveUntil === null || date < r.effectiveUntil);
+
+function describePeriods(records: readonly StoredFormatRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const { record } of records) {
+    const period =
+      record.effectiveUntil === null ? `${record.effectiveFrom} onward` : `${record.effectiveFrom} to ${record.effectiveUntil}`;
+    counts.set(period, (counts.get(period) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([period, n]) => `${period} (${n} record${n === 1 ? '' : 's'})`)
+    .join(', ');
+}
+
+/**
+ * A record as answered. Only a current record (open period) can be stale: a dated record's pinned texts were checked
+ * to be in force over its whole period when it was loaded, and a later text is another period's.
+ */
 function present(stored: StoredFormatRecord, inForce: InForce, today: string): FormatResult {
   const { record } = stored;
+  const current = record.effectiveUntil === null;
   const stale: string[] = [];
   const rules: RuleEntry[] = record.rules.map((r) => {
     const ref = { jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key };
     const display = displayOf(record.jurisdiction, r.corpus, r.key);
     const now = inForce.get(refId(ref)) ?? null;
-    const changed = now !== null && now.hash !== r.pin;
-    if (now === null) stale.push(`no version of ${display} is in force on ${today}`);
+    const changed = current && now !== null && now.hash !== r.pin;
+    if (current && now === null) stale.push(`no version of ${display} is in force on ${today}`);
     else if (changed)
       stale.push(
         `${display} in force on ${today} (${now.label}, from ${now.from}) no longer matches the text this record was read from (${r.pin})`,
@@ -219,7 +299,7 @@ function present(stored: StoredFormatRecord, inForce: InForce, today: string): F
     };
   });
   const basis: Record<string, string> = {};
-  for (const field of [...VALUE_FIELDS, 'effectiveFrom'] as const) {
+  for (const field of [...VALUE_FIELDS, 'effectiveFrom', 'effectiveUntil'] as const) {
     const entry = record.basis[field];
     if (entry) basis[field] = renderBasis(record, entry);
   }
@@ -245,6 +325,7 @@ function present(stored: StoredFormatRecord, inForce: InForce, today: string): F
     limits: r.limits,
     certificateOfCompliance: r.certificateOfCompliance,
     effectiveFrom: r.effectiveFrom,
+    effectiveUntil: r.effectiveUntil,
     basis,
     note: r.note,
     unresolved: r.unresolved,
@@ -268,4 +349,4 @@ export const FORMAT_DISCLAIMER =
   'A filing-format record is a reading of the rules, not the rules. Verify each rule with the lookup endpoint (rules[].citationKey) before certifying compliance; local rules and orders the corpus does not carry may differ (see unresolved).';
 
 export const FORMAT_NOTE =
-  'Highest court first. Every value is tied to the rule text it was read from (basis, limits[].quote, typeface.faceMinimums[].quote); a value the carried rules do not settle is null and named in unresolved. stale is true when a cited rule’s text in force today no longer matches the version the record was read from (rulePins), or when none is in force.';
+  'The records in force on asOf (default today, UTC), highest court first; each names the period it covers (effectiveFrom, and effectiveUntil, null while it is the current reading), over which the rule texts it was read from were in force. Every value is tied to the rule text it was read from (basis, limits[].quote, typeface.faceMinimums[].quote); a value the carried rules do not settle is null and named in unresolved. stale (current records only) is true when a cited rule’s text in force today no longer matches the version the record was read from (rulePins), or when none is in force.';

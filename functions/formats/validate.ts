@@ -1,6 +1,7 @@
 import { collectionOfKey } from '#law/collections.ts';
 import type { SectionRef, VersionSummary } from '#law/model.ts';
 import type { VersionStore } from '#law/ports.ts';
+import { localDateOf } from '#shared/dates.ts';
 import type { RecordProblem } from './authored.ts';
 import { type FormatRecordSource, type StoredFormatRecord, VALUE_FIELDS } from './model.ts';
 
@@ -48,6 +49,9 @@ function shapeProblems(r: FormatRecordSource): Omit<RecordProblem, 'file'>[] {
     if (value === null && !entry?.reading)
       out.push({ field: `basis.${field}`, message: `${field} is null: say why in basis.${field}.reading (and name a gap in unresolved)` });
   }
+  if (r.effectiveUntil !== null && r.effectiveUntil <= r.effectiveFrom) {
+    out.push({ field: 'effectiveUntil', message: `the period ends (${r.effectiveUntil}) on or before it starts (${r.effectiveFrom})` });
+  }
   if (r.coverage === 'specified' && r.typeface === null) {
     out.push({
       field: 'typeface',
@@ -58,13 +62,25 @@ function shapeProblems(r: FormatRecordSource): Omit<RecordProblem, 'file'>[] {
 }
 
 const hashList = (versions: VersionSummary[]) => versions.map((v) => `${v.versionLabel}: ${v.contentHash}`).join('; ');
+const spanOf = (v: VersionSummary) => `${localDateOf(v.validFrom)}–${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`;
+const periodOf = (r: FormatRecordSource) => `${r.effectiveFrom}–${r.effectiveUntil ?? 'open'}`;
 
 /**
- * Checks a record against the corpus: every rule key exists, every pin is the contentHash of one of its versions, and
- * every quote occurs verbatim (after whitespace normalisation) in the pinned version of the rule it cites.
+ * Is the version in force for the record's whole period? A current record (open period) needs its version in force on
+ * the day it starts (a later change of the text makes the record stale, not invalid); a dated record needs it in
+ * force from its first day to its last.
+ */
+const coversPeriod = (v: VersionSummary, r: FormatRecordSource): boolean =>
+  localDateOf(v.validFrom) <= r.effectiveFrom &&
+  (r.effectiveUntil === null ? r.effectiveFrom < localDateOf(v.validTo) : r.effectiveUntil <= localDateOf(v.validTo));
+
+/**
+ * Checks a record against the corpus: every rule key exists, every pin is the contentHash of its version in force over
+ * the record's period, and every quote occurs verbatim (after whitespace normalisation) in the pinned version of the
+ * rule it cites.
  */
 export async function validateRecord(
-  store: VersionStore,
+  store: Pick<VersionStore, 'listVersions' | 'getVersion'>,
   file: string,
   record: FormatRecordSource,
 ): Promise<{ ok: true; pinned: StoredFormatRecord['pinned'] } | { ok: false; problems: RecordProblem[] }> {
@@ -85,12 +101,21 @@ export async function validateRecord(
         });
         return;
       }
-      const match = versions.find((v) => v.contentHash === rule.pin);
-      if (!match) {
+      const pinned = versions.filter((v) => v.contentHash === rule.pin);
+      if (!pinned.length) {
         problems.push({
           file,
           field: `rules[${i}].pin`,
           message: `no version of ${versions[0]!.citation.display} has contentHash ${rule.pin} (on file: ${hashList(versions)})`,
+        });
+        return;
+      }
+      const match = pinned.find((v) => coversPeriod(v, record));
+      if (!match) {
+        problems.push({
+          file,
+          field: `rules[${i}].pin`,
+          message: `the version of ${versions[0]!.citation.display} with contentHash ${rule.pin} is in force ${pinned.map(spanOf).join(', ')}, not over the record's period ${periodOf(record)}`,
         });
         return;
       }

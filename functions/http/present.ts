@@ -1,19 +1,23 @@
 import type { SiteConfig } from '#app/services.ts';
 import type { SectionRef, SectionVersion } from '#law/model.ts';
 import { DISCLAIMER, serviceNote } from '#law/notes.ts';
+import { type PinpointAnswer, pinpointNote } from '#law/pinpoint.ts';
 import type { AuditFinding } from '#ops/ports.ts';
 
 export const permalinkOf = (site: SiteConfig, ref: SectionRef): string =>
   `${site.siteUrl}/law/${encodeURIComponent(ref.jurisdiction)}/${encodeURIComponent(ref.corpus)}/${encodeURIComponent(ref.key)}`;
 
-/** A stored version as the lookup endpoint answers it. */
-export function presentVersion(site: SiteConfig, v: SectionVersion) {
+const noteWith = (note: string | null, pinpoint: PinpointAnswer | null): string | null =>
+  pinpoint ? [note, pinpointNote(pinpoint)].filter(Boolean).join(' ') : note;
+
+/** A stored version as the lookup endpoint answers it; `pinpoint` when the citation named a subdivision. */
+export function presentVersion(site: SiteConfig, v: SectionVersion, pinpoint: PinpointAnswer | null = null) {
   return {
     citation: v.citation,
     catchline: v.catchline,
     bodyText: v.bodyText,
     historyNote: v.historyNote,
-    note: serviceNote(v),
+    note: noteWith(serviceNote(v), pinpoint),
     status: v.status,
     validFrom: v.validFrom,
     validTo: v.validTo,
@@ -23,11 +27,20 @@ export function presentVersion(site: SiteConfig, v: SectionVersion) {
     provenance: v.provenance,
     disclaimer: DISCLAIMER,
     ...(v.topics?.length ? { topics: v.topics } : {}),
+    ...(pinpoint && { pinpoint: presentPinpoint(pinpoint) }),
   };
 }
 
+const presentPinpoint = (p: PinpointAnswer) => ({
+  requested: p.requested,
+  applied: p.applied,
+  display: p.display,
+  text: p.text,
+  reason: p.reason,
+});
+
 /** The quotable parts only: no validity dates, ingestion time or provenance object. */
-export function presentText(site: SiteConfig, v: SectionVersion) {
+export function presentText(site: SiteConfig, v: SectionVersion, pinpoint: PinpointAnswer | null = null) {
   const {
     validFrom: _from,
     validTo: _to,
@@ -35,7 +48,7 @@ export function presentText(site: SiteConfig, v: SectionVersion) {
     provenance: _provenance,
     topics: _topics,
     ...quotable
-  } = presentVersion(site, v);
+  } = presentVersion(site, v, pinpoint);
   return { ...quotable, versionLabel: v.provenance.versionLabel };
 }
 

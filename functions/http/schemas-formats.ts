@@ -2,7 +2,7 @@ import * as z from 'zod';
 import 'zod-openapi';
 import { LEVELS } from '#formats/model.ts';
 import { MAX_SHORT_PARAM_CHARS } from './input-limits.ts';
-import { jurisdictionParam } from './schemas.ts';
+import { asOfParam, jurisdictionParam } from './schemas.ts';
 
 /** The filing-format route's input (the resources are in schemas-responses-formats.ts). */
 
@@ -17,4 +17,8 @@ export const FormatInputSchema = z.object({
     .min(1)
     .optional()
     .meta({ description: 'CourtListener court id (`scotus`, `ca9`, `cadc`, `nd`, …)', example: 'ca9' }),
+  asOf: asOfParam.meta({
+    description: 'YYYY-MM-DD; the records in force on that date, each read from the rule texts in force then (default: today, UTC)',
+    example: '2010-06-01',
+  }),
 });

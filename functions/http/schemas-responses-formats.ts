@@ -89,13 +89,18 @@ const FormatRecordSchema = z
         quote: z.string().nullable(),
       })
       .nullable(),
-    effectiveFrom: calendarDate,
+    effectiveFrom: calendarDate.meta({ description: 'start of the period the record covers' }),
+    effectiveUntil: calendarDate
+      .nullable()
+      .meta({ description: 'end of the period the record covers (exclusive); null while it is the current reading' }),
     basis: z
       .record(z.string(), z.string())
       .meta({ description: 'field name → explanation, quoting the rule text the value was read from' }),
     note: z.string(),
     unresolved: z.array(z.string()),
-    stale: z.boolean(),
+    stale: z
+      .boolean()
+      .meta({ description: 'a current record only: a cited rule in force today no longer matches its pin, or none is in force' }),
     staleDetail: z.string().nullable(),
     loadedAt: isoTimestamp,
     rules: z.array(FormatRuleEntrySchema),

@@ -36,6 +36,23 @@ const ProvenanceSchema = z
 const status = z.enum(SECTION_STATUSES);
 const temporalBasis = z.enum(TEMPORAL_BASES);
 
+const PinpointSchema = z
+  .object({
+    requested: z.string().meta({ description: 'what the citation printed after the number', example: '(a)(7)' }),
+    applied: z.boolean().meta({ description: 'whether `text` holds that subdivision of this version' }),
+    display: z.string().nullable().meta({ description: 'the subdivision cited, when applied', example: 'Fed. R. App. P. 32(a)(7)' }),
+    text: z
+      .string()
+      .nullable()
+      .meta({ description: "the subdivision's lines of bodyText (its label line and all under it), when applied" }),
+    reason: z.string().nullable().meta({ description: 'why it was not applied (the whole section is answered), when not' }),
+  })
+  .meta({
+    id: 'Pinpoint',
+    description:
+      'Present when the citation named a subdivision (`Fed. R. App. P. 32(a)(7)`): the answer is the whole section, and this says what was done with the pinpoint (`note` says it too).',
+  });
+
 const SectionVersionSchema = z
   .object({
     citation: CitationSchema,
@@ -52,6 +69,7 @@ const SectionVersionSchema = z
     provenance: ProvenanceSchema,
     disclaimer: z.string(),
     topics: z.array(z.string()).optional(),
+    pinpoint: PinpointSchema.optional(),
   })
   .meta({ id: 'SectionVersion' });
 
@@ -67,6 +85,7 @@ const TextResultSchema = z
     versionLabel: z.string(),
     permalink: z.url(),
     disclaimer: z.string(),
+    pinpoint: PinpointSchema.optional(),
   })
   .meta({ id: 'TextResult' });
 

@@ -82,6 +82,7 @@ const inScope = (scope: EditionScope, key: string): boolean =>
 export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Promise<IngestReport> {
   const collection = collectionById(source.collection);
   if (!isCalendarDate(source.date)) throw new Error(`edition date '${source.date}' is not YYYY-MM-DD`);
+  checkHorizon(source);
   const edition: EditionRecord = {
     id: editionIdOf(collection.id, source.date, source.scope),
     collection: collection.id,
@@ -93,6 +94,7 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
     scope: source.scope,
     source: source.source,
     ...(source.sourceUrl && { sourceUrl: source.sourceUrl }),
+    ...(source.horizon && { horizon: { from: source.horizon.from, until: source.horizon.until } }),
     documents: 0,
     ingestedAt: deps.now().toISOString(),
   };
@@ -370,7 +372,7 @@ class KeyWriter {
       const stored = histories.get(key);
       if (!stored && !doc) continue; // absent from an edition and never seen: nothing to end (yet; see newHistory)
       const history: KeyHistory = stored ?? this.newHistory(key);
-      const current: Observation = { date: this.edition.date, editionId: this.edition.id, identity: doc ? identityOf(doc) : null };
+      const current = observationOf(this.edition, doc ? identityOf(doc) : null);
       const observations = withObservation(history.observations, current);
       if (sameObservations(observations, history.observations)) continue;
       const before = deriveSpans(history.observations);
@@ -410,7 +412,7 @@ class KeyWriter {
     const history = emptyHistory(this.collection, key);
     for (const e of this.editions.values()) {
       if (e.id !== this.edition.id && inScope(e.scope, key)) {
-        history.observations = withObservation(history.observations, { date: e.date, editionId: e.id, identity: null });
+        history.observations = withObservation(history.observations, observationOf(e, null));
       }
     }
     return history;
@@ -514,6 +516,22 @@ class KeyWriter {
       latestVersionLabel: lastEdition?.label ?? null,
       lastRetrievedAt: retrieved,
     };
+  }
+}
+
+/** One edition's observation of a key: its identity there (null: absent), with the edition's horizon. */
+const observationOf = (edition: EditionRecord, identity: string | null): Observation => ({
+  date: edition.date,
+  editionId: edition.id,
+  identity,
+  ...(edition.horizon && { horizon: edition.horizon }),
+});
+
+function checkHorizon(source: SourceEdition): void {
+  const h = source.horizon;
+  if (!h) return;
+  if (!isCalendarDate(h.from) || !isCalendarDate(h.until) || !(h.from <= source.date && source.date < h.until)) {
+    throw new Error(`${source.source}: horizon ${h.from}–${h.until} must be calendar dates around the edition date ${source.date}`);
   }
 }
 

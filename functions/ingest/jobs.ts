@@ -2,9 +2,10 @@ import type { TemporalBasis } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { decodeOwner, EXPIRY_ONLY, type LeaseOwner, type LeaseRuntime, takeLease } from '#ops/leases.ts';
 import type { LeaseRecord, OpsStore } from '#ops/ports.ts';
+import { readAppendixText } from './appendix-text.ts';
 import { readDcManifest } from './dc-code.ts';
 import { type IngestReport, ingestEdition } from './engine.ts';
-import { RULE_SETS, type RuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
+import { APPENDIX_TEXT, INGEST_RULE_SETS, type IngestRuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
 import type { SourceEdition } from './source.ts';
 import { readUslmTitle } from './uslm.ts';
 
@@ -13,7 +14,15 @@ export type IngestRequest =
   /** USLM title files (.xml, or OLRC's release-point .zip); `sourceUrl` only with one file (e.g. read from a mirror). */
   | { kind: 'uslm'; files: string[]; date?: string; label?: string; retrievedAt?: string; sourceUrl?: string }
   | { kind: 'dc-code'; manifest: string; retrievedAt?: string }
-  | { kind: 'rules'; set?: RuleSetId; paths: string[]; date?: string; label?: string; retrievedAt?: string; temporalBasis?: TemporalBasis };
+  | {
+      kind: 'rules';
+      set?: IngestRuleSetId;
+      paths: string[];
+      date?: string;
+      label?: string;
+      retrievedAt?: string;
+      temporalBasis?: TemporalBasis;
+    };
 
 export interface IngestJobDeps {
   versions: VersionStore;
@@ -50,7 +59,12 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
       return readDcManifest(req.manifest, { retrievedAt });
     case 'rules': {
       const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
-      if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${RULE_SETS.join('|')}`);
+      if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${INGEST_RULE_SETS.join('|')}`);
+      if (set === APPENDIX_TEXT) {
+        const given = (['date', 'label', 'temporalBasis'] as const).filter((o) => req[o] !== undefined);
+        if (given.length) throw new Error(`the US Code appendix text states its own dates and labels: ${given.join(', ')} cannot be given`);
+        return readAppendixText(req.paths, { retrievedAt });
+      }
       return readRuleSet(set, req.paths, {
         retrievedAt,
         ...(req.date && { date: req.date }),

@@ -8,9 +8,18 @@ import type { SourceDocument, SourceEdition } from './source.ts';
 
 /** Court rules published as one Markdown file per rule (FRAP, Supreme Court Rules, North Dakota appellate rules). */
 
-/** The rule sets this connector reads: the one list the CLI, the ingest job's event and the ingest read. */
+/** The Markdown rule sets this connector reads. */
 export const RULE_SETS = ['frap', 'sup-ct', 'ndrappp'] as const;
 export type RuleSetId = (typeof RULE_SETS)[number];
+
+/**
+ * What `ingest rules` reads: the Markdown sets, and the US Code appendices in the Code's plain text
+ * (appendix-text.ts), whose files name their own rule sets and dates. The one list the CLI, the ingest job's event
+ * and the ingest read.
+ */
+export const APPENDIX_TEXT = 'us-code-appendix';
+export const INGEST_RULE_SETS = [...RULE_SETS, APPENDIX_TEXT] as const;
+export type IngestRuleSetId = (typeof INGEST_RULE_SETS)[number];
 
 export interface RuleSetOverrides {
   date?: string;
@@ -89,8 +98,9 @@ export const RULE_SET_DEFAULTS: Readonly<Record<RuleSetId, RuleSetDefaults>> = {
 };
 
 /** The rule set a folder or file name stands for, when the caller does not say. */
-export function ruleSetOf(path: string): RuleSetId | null {
+export function ruleSetOf(path: string): IngestRuleSetId | null {
   const name = basename(path.replace(/\/+$/, ''));
+  if (/us-code-appendix|^title(?:18|28)-appendix/i.test(name)) return APPENDIX_TEXT;
   return RULE_SETS.find((set) => RULE_SET_DEFAULTS[set].pathName.test(name)) ?? null;
 }
 

@@ -1,3 +1,4 @@
+import type { Horizon } from '#law/history.ts';
 import type { SectionStatus, TemporalBasis } from '#law/model.ts';
 import type { EditionScope, SkippedSection } from '#law/ports.ts';
 
@@ -33,6 +34,11 @@ export interface SourceEdition {
   source: string;
   /** The publisher's address of the bytes read (see EditionRecord.sourceUrl). */
   sourceUrl?: string;
+  /**
+   * What the edition's text is known to speak for, [from, until) around `date`, when the source bounds it (the
+   * federal rules change only on December 1). Without one, a text runs until the next edition, however far.
+   */
+  horizon?: Horizon;
   documents: AsyncIterable<SourceDocument> | Iterable<SourceDocument>;
   /** The sections the last complete reading of `documents` skipped (a reader that never skips leaves this out). */
   skipped?: () => readonly SkippedSection[];

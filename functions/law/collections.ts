@@ -121,13 +121,26 @@ interface RuleSetSpec {
   printed: RegExp[];
   /** In "Sup. Ct. R. 33.1" the decimal names a paragraph of Rule 33; in "Fed. R. App. P. 26.1" it names a rule. */
   decimalIsParagraph?: boolean;
+  /** Rule numbers beyond decimals (FRCP's `71a`, `supp-c`): the key's number and the printed number it is read from. */
+  numbering?: RuleNumbering;
+  /** Citation parts beyond `rule`. */
+  parts?: (n: string) => Record<string, string>;
   sourceUrl: (n: string) => string;
 }
 
-const RULE_NUMBER = /^\d+(?:\.\d+)?$/;
+interface RuleNumbering {
+  /** A key's rule number (after `prefix-`), as a regex source. */
+  key: string;
+  /** The printed rule number (the last capture of a printed pattern) → the key's number, or null. */
+  fromPrinted: (printed: string) => string | null;
+}
+
+const DECIMAL = String.raw`\d+(?:\.\d+)?`;
+const DECIMAL_NUMBERING: RuleNumbering = { key: DECIMAL, fromPrinted: (n) => (new RegExp(`^${DECIMAL}$`).test(n) ? n : null) };
 
 function ruleSet(spec: RuleSetSpec): Collection {
-  const keyRe = new RegExp(`^${spec.prefix}-(\\d+(?:\\.\\d+)?)$`);
+  const numbering = spec.numbering ?? DECIMAL_NUMBERING;
+  const keyRe = new RegExp(`^${spec.prefix}-(${numbering.key})$`);
   const numberOf = (key: string) => keyRe.exec(key)?.[1] ?? key;
   return {
     id: spec.id,
@@ -144,17 +157,19 @@ function ruleSet(spec: RuleSetSpec): Collection {
       return keyRe.test(k) ? k : null;
     },
     parsePrinted: printed(spec.printed, (m) => {
-      const n = spec.decimalIsParagraph ? m[m.length - 1]!.replace(/\.\d+$/, '') : m[m.length - 1]!;
-      return RULE_NUMBER.test(n) ? `${spec.prefix}-${n}` : null;
+      const printedNumber = squash(m[m.length - 1]!);
+      const n = numbering.fromPrinted(spec.decimalIsParagraph ? printedNumber.replace(/\.\d+$/, '') : printedNumber);
+      return n === null ? null : `${spec.prefix}-${n}`;
     }),
     display: (key) => spec.display(numberOf(key)),
-    parts: (key) => ({ rule: numberOf(key) }),
+    parts: (key) => ({ rule: numberOf(key), ...spec.parts?.(numberOf(key)) }),
     sourceUrl: (key) => spec.sourceUrl(numberOf(key)),
   };
 }
 
 // A pin cite such as "32(a)(7)" or "33.1(b)" still names rule 32 / 33: the number is read up to the first "(".
-const RULE_TAIL = String.raw`\s*(\d+(?:\.\d+)?)(?:\s*\(.*)?$`;
+const ruleTail = (number: string) => String.raw`\s*(${number})(?:\s*\(.*)?$`;
+const RULE_TAIL = ruleTail(DECIMAL);
 
 const frap = ruleSet({
   id: 'frap',
@@ -179,14 +194,34 @@ const frap = ruleSet({
 const USCOURTS_RULES = 'https://www.uscourts.gov/rules-policies/current-rules-practice-procedure';
 
 /** Printed forms of a federal rule set: "Fed. R. <abbr> P. 12(b)(6)", "F.R.<letters>.P. 12", "Federal Rules of ... Rule 12". */
-function federalRulePrinted(abbr: string, letters: string, words: string): RegExp[] {
+function federalRulePrinted(abbr: string, letters: string, words: string, number = DECIMAL): RegExp[] {
   return [
     new RegExp(
-      String.raw`^(?:Fed\.?\s?R\.?\s?${abbr}|F\.?\s?R\.?\s?${letters}|Federal\s+Rules?\s+of\s+${words})(?:\s+Rule)?` + RULE_TAIL,
+      String.raw`^(?:Fed\.?\s?R\.?\s?${abbr}|F\.?\s?R\.?\s?${letters}|Federal\s+Rules?\s+of\s+${words})(?:\s+Rule)?` + ruleTail(number),
       'i',
     ),
   ];
 }
+
+/**
+ * FRCP numbers beyond decimals: Rule 71A (renumbered 71.1 in 2007; its placeholder stays in the Code) and the
+ * Supplemental Rules for Admiralty or Maritime Claims and Asset Forfeiture Actions, Rules A to G, printed
+ * "Fed. R. Civ. P. Supp. R. C(6)". Keys `frcp-71a`, `frcp-supp-c`.
+ */
+const FRCP_SUPPLEMENTAL = /^Supp(?:lemental|\.)?\s*(?:Adm(?:iralty|\.)?\s*)?R(?:ule|\.)?\s*([A-G])$/i;
+const FRCP_NUMBERING: RuleNumbering = {
+  key: String.raw`\d+(?:\.\d+)?|\d+[a-z]|supp-[a-g]`,
+  fromPrinted: (n) => {
+    const supp = FRCP_SUPPLEMENTAL.exec(n);
+    if (supp) return `supp-${supp[1]!.toLowerCase()}`;
+    return /^(?:\d+(?:\.\d+)?|\d+[a-z])$/i.test(n) ? n.toLowerCase() : null;
+  },
+};
+const FRCP_PRINTED_NUMBER = String.raw`\d+(?:\.\d+)?|\d+[A-Za-z](?![A-Za-z])|Supp(?:lemental|\.)?\s*(?:Adm(?:iralty|\.)?\s*)?R(?:ule|\.)?\s*[A-Ga-g](?![A-Za-z])`;
+const frcpDisplayNumber = (n: string): string => {
+  const supp = /^supp-([a-g])$/.exec(n);
+  return supp ? `Supp. R. ${supp[1]!.toUpperCase()}` : n.toUpperCase();
+};
 
 const frcp = ruleSet({
   id: 'frcp',
@@ -197,8 +232,16 @@ const frcp = ruleSet({
   temporalBasis: 'compiled-edition',
   timeZone: 'America/New_York',
   sourceSystem: 'Federal Rules of Civil Procedure (Judicial Conference of the United States)',
-  display: (n) => `Fed. R. Civ. P. ${n}`,
-  printed: federalRulePrinted(String.raw`Civ\.?\s?P(?:roc)?\.?`, String.raw`C\.?\s?P\.?`, String.raw`Civil\s+Procedure`),
+  display: (n) => `Fed. R. Civ. P. ${frcpDisplayNumber(n)}`,
+  printed: federalRulePrinted(
+    String.raw`Civ\.?\s?P(?:roc)?\.?`,
+    String.raw`C\.?\s?P\.?`,
+    String.raw`Civil\s+Procedure`,
+    FRCP_PRINTED_NUMBER,
+  ),
+  numbering: FRCP_NUMBERING,
+  parts: (n): Record<string, string> =>
+    n.startsWith('supp-') ? { supplementalRules: 'Supplemental Rules for Admiralty or Maritime Claims and Asset Forfeiture Actions' } : {},
   sourceUrl: () => `${USCOURTS_RULES}/federal-rules-civil-procedure`,
 });
 

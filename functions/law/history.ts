@@ -3,7 +3,21 @@
  * does not. A key's history is the list of those observations; its versions are the runs of consecutive
  * observations with the same text, each valid from the run's first edition until the next edition that shows
  * different text or no section at all. Editions may arrive in any order; re-adding an observation is a no-op.
+ *
+ * An edition may carry a horizon: the time its text is known to speak for. Gaps stay gaps: where the next edition's
+ * horizon (or date) begins after this one's horizon ends, nothing on file speaks for the time between, so a text
+ * that changes there (or a section the next edition lacks) ends at this edition's horizon, and so does the text of
+ * the last edition. The same text on both sides of a gap stays one version, as between any two editions.
  */
+
+/**
+ * What an edition's text is known to speak for: [from, until), around the edition's date. The federal rules, e.g.,
+ * change only on December 1: an edition as amended to 2012-01-03 speaks for 2011-12-01 until 2012-12-01.
+ */
+export interface Horizon {
+  from: string;
+  until: string;
+}
 
 /** One edition's view of one key. `identity` is null when the edition's scope covers the key but lacks it. */
 export interface Observation {
@@ -11,6 +25,8 @@ export interface Observation {
   date: string;
   editionId: string;
   identity: string | null;
+  /** The edition's horizon, when it has one (none: its text runs until the next edition, however far). */
+  horizon?: Horizon;
 }
 
 /** A version interval in calendar dates: [from, to), `to` null when open. */
@@ -29,23 +45,43 @@ export function withObservation(observations: readonly Observation[], obs: Obser
   return rest.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }
 
+const sameHorizon = (a: Horizon | undefined, b: Horizon | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.from === b.from && a.until === b.until);
+
 export const sameObservations = (a: readonly Observation[], b: readonly Observation[]): boolean =>
-  a.length === b.length && a.every((o, i) => o.date === b[i]!.date && o.identity === b[i]!.identity && o.editionId === b[i]!.editionId);
+  a.length === b.length &&
+  a.every(
+    (o, i) =>
+      o.date === b[i]!.date && o.identity === b[i]!.identity && o.editionId === b[i]!.editionId && sameHorizon(o.horizon, b[i]!.horizon),
+  );
+
+/** Nothing on file speaks for the time between `prev` and `next`: prev's horizon ends before next's begins. */
+const gapBetween = (prev: Observation, next: Observation): boolean =>
+  prev.horizon !== undefined && (next.horizon?.from ?? next.date) > prev.horizon.until;
 
 /** The versions a sorted observation list implies. */
 export function deriveSpans(observations: readonly Observation[]): Span[] {
   const spans: Span[] = [];
   let open: Span | null = null;
+  let prev: Observation | undefined;
   for (const o of observations) {
-    if (open && o.identity === open.identity) continue;
+    if (open && o.identity === open.identity) {
+      prev = o;
+      continue;
+    }
     if (open) {
-      open.to = o.date;
+      // `prev` belongs to the open run (else the run would have ended at it).
+      open.to = prev && gapBetween(prev, o) ? prev.horizon!.until : o.date;
       spans.push(open);
       open = null;
     }
     if (o.identity !== null) open = { from: o.date, to: null, identity: o.identity, editionId: o.editionId };
+    prev = o;
   }
-  if (open) spans.push(open);
+  if (open) {
+    open.to = prev?.horizon?.until ?? null;
+    spans.push(open);
+  }
   return spans;
 }
 

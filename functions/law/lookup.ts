@@ -2,6 +2,7 @@ import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
 import { collectionsOf, describeTitle } from './collections.ts';
 import type { Corpus, SectionRef, SectionVersion, VersionSummary } from './model.ts';
+import { applyPinpoint, type PinpointAnswer } from './pinpoint.ts';
 import type { VersionStore } from './ports.ts';
 import { resolveCitation } from './resolve-citation.ts';
 
@@ -31,8 +32,14 @@ export interface Suggestion {
 
 const MAX_SUGGESTIONS = 5;
 
+export interface LookupAnswer {
+  version: SectionVersion;
+  /** What was done with the citation's pinpoint (`(a)(7)` of `Fed. R. App. P. 32(a)(7)`); null when it had none. */
+  pinpoint: PinpointAnswer | null;
+}
+
 /** The version in force on `asOf`, or a 404 that says why (never the nearest version instead). */
-export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<SectionVersion> {
+export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<LookupAnswer> {
   const { jurisdiction, citation, asOf, corpus } = params;
   const coverageUrl = params.coverageUrl ?? '/law/coverage';
   const resolved = resolveCitation(jurisdiction, citation, corpus);
@@ -49,7 +56,12 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   const { collection, key } = resolved;
   const ref: SectionRef = { jurisdiction, corpus: collection.corpus, key };
   const found = await store.findInForce(ref, asOf);
-  if (found) return found;
+  if (found) {
+    return {
+      version: found,
+      pinpoint: resolved.pinpoint === null ? null : applyPinpoint(found.bodyText, resolved.pinpoint, found.citation.display),
+    };
+  }
   // Only a miss needs to know whether the corpus is carried at all (a found version proves it is).
   await assertCarried(store, jurisdiction, collection.corpus, coverageUrl);
 
@@ -57,7 +69,7 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   if (versions.length > 0) {
     throw new AppError(
       'no_edition_on_file',
-      `${collection.display(key)} has no version in force on ${asOf}; versions on file run ${spanText(versions)}.`,
+      `${collection.display(key)} has no version in force on ${asOf}; versions on file run ${spanText(versions)}.${gapText(versions, asOf)}`,
       { didYouMean: versionSuggestions(versions, asOf) },
     );
   }
@@ -104,6 +116,17 @@ const spanText = (versions: VersionSummary[]): string => {
   const ranges = versions.map((v) => `${localDateOf(v.validFrom)}–${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`);
   return ranges.length > 4 ? `${ranges.slice(0, 2).join(', ')}, … ${ranges.at(-1)} (${ranges.length} versions)` : ranges.join(', ');
 };
+
+/** When the date falls after a version that ended: no edition on file shows a text from its end to the next one. */
+function gapText(versions: readonly VersionSummary[], asOf: string): string {
+  const before = versions.filter((v) => localDateOf(v.validTo) <= asOf).at(-1);
+  if (!before) return '';
+  const after = versions.find((v) => localDateOf(v.validFrom) > asOf);
+  const from = localDateOf(before.validTo);
+  return after
+    ? ` No edition on file shows its text from ${from} until ${localDateOf(after.validFrom)}.`
+    : ` No edition on file shows its text on or after ${from}.`;
+}
 
 const suggestion = (v: VersionSummary, reason: SuggestionReason): Suggestion => ({
   citation: v.citation.key,

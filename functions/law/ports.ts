@@ -1,4 +1,4 @@
-import type { Observation } from './history.ts';
+import type { Horizon, Observation } from './history.ts';
 import type { Citation, Corpus, Provenance, SectionRef, SectionStatus, SectionVersion, TemporalBasis, VersionSummary } from './model.ts';
 
 /** What an edition covers: every key with a prefix (a whole title or rule set), or exactly these keys. */
@@ -23,6 +23,8 @@ export interface EditionRecord {
    * Versions starting at this edition name it as their `sourceUrl`; without it, the collection's per-key address.
    */
   sourceUrl?: string;
+  /** What the edition's text is known to speak for, when the source bounds it (see history.ts): its versions end there. */
+  horizon?: Horizon;
   documents: number;
   ingestedAt: string;
   /** Sections the source shows that the reader could not read (the rest of the edition was read); absent when none. */

@@ -2,8 +2,11 @@ import { COLLECTIONS, type Collection, collectionsOf } from './collections.ts';
 import type { Corpus } from './model.ts';
 
 export type CitationResolution =
-  /** The citation names this key of this collection of the asked jurisdiction. */
-  | { kind: 'key'; collection: Collection; key: string }
+  /**
+   * The citation names this key of this collection of the asked jurisdiction. `pinpoint`: what a printed form gave
+   * after the number (`(a)(7)` of `Fed. R. App. P. 32(a)(7)`), or null.
+   */
+  | { kind: 'key'; collection: Collection; key: string; pinpoint: string | null }
   /** A printed form of another jurisdiction's collection (e.g. a U.S.C. cite asked of `dc`). */
   | { kind: 'foreign'; collection: Collection; key: string }
   /** Nothing we can read as a citation of this jurisdiction. */
@@ -18,11 +21,11 @@ export function resolveCitation(jurisdiction: string, citation: string, corpus?:
   const candidates = collectionsOf(jurisdiction, corpus);
   for (const collection of candidates) {
     const key = collection.parsePrinted(citation);
-    if (key) return { kind: 'key', collection, key };
+    if (key) return { kind: 'key', collection, key, pinpoint: pinpointOf(citation) };
   }
   for (const collection of candidates) {
     const key = collection.normalizeKey(citation);
-    if (key) return { kind: 'key', collection, key };
+    if (key) return { kind: 'key', collection, key, pinpoint: null };
   }
   for (const collection of COLLECTIONS) {
     if (collection.jurisdiction === jurisdiction) continue;
@@ -30,4 +33,11 @@ export function resolveCitation(jurisdiction: string, citation: string, corpus?:
     if (key) return { kind: 'foreign', collection, key };
   }
   return { kind: 'unrecognised' };
+}
+
+/** Every printed form reads its number up to the first "(": what follows is the pinpoint. */
+function pinpointOf(citation: string): string | null {
+  const at = citation.indexOf('(');
+  const tail = at < 0 ? '' : citation.slice(at).trim();
+  return tail === '' ? null : tail;
 }

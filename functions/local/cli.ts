@@ -16,7 +16,7 @@ import type { FetchUscodeRequest, FetchUscodeResult } from '#ingest/olrc/fetch-u
 import { parseReleasePointId, ReleasePointError } from '#ingest/olrc/release-points.ts';
 import { TitleCodeError, titleCode } from '#ingest/olrc/titles.ts';
 import { normalizeSource, OLRC_SOURCE, SourceError } from '#ingest/olrc/urls.ts';
-import { RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
+import { INGEST_RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
 import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts';
 import { callAdminJob } from './admin-socket.ts';
@@ -84,7 +84,9 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
                              US Code titles (OLRC's release-point zips or their XML); the label and address of each
                              version default to the release point and OLRC's download address of the file
   ingest dc-code MANIFEST.csv [--retrieved-at ISO]
-  ingest rules PATH... [--set ${RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
+  ingest rules PATH... [--set ${INGEST_RULE_SETS.join('|')}] [--date D] [--label L] [--basis B] [--retrieved-at ISO]
+                             (us-code-appendix: the Code's Title 28/18 appendix text files, .txt or .txt.gz, which
+                             state their own dates)
   ingest courtlistener PATH...   CourtListener bulk-data CSV files (.csv, .csv.gz) or API records (court fixture,
                              API v3 opinions, opinion_clusters) into the case-law replica
   fetch uscode (--release-point ID | --latest | --since ID) [--titles 1,28,5a,...] [--source URL] [--json]
@@ -263,8 +265,8 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
       if (files.length !== 1) throw new UsageError('ingest dc-code takes one MANIFEST.csv');
       return { kind: 'dc-code', manifest: files[0]!, ...(retrievedAt && { retrievedAt }) };
     case 'rules': {
-      const set = RULE_SETS.find((s) => s === (flags.set ?? ruleSetOf(files[0]!)));
-      if (!set) throw new UsageError(`ingest rules needs --set ${RULE_SETS.join('|')} (or a folder named after the set)`);
+      const set = INGEST_RULE_SETS.find((s) => s === (flags.set ?? ruleSetOf(files[0]!)));
+      if (!set) throw new UsageError(`ingest rules needs --set ${INGEST_RULE_SETS.join('|')} (or a folder named after the set)`);
       if (flags.basis !== undefined && !(TEMPORAL_BASES as readonly string[]).includes(flags.basis)) {
         throw new UsageError(`--basis must be one of ${TEMPORAL_BASES.join(', ')}`);
       }

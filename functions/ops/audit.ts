@@ -115,7 +115,9 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
   const derived = new Map<string, Interval[]>();
   for await (const h of deps.versions.scanHistories()) {
     const keyId = `${h.jurisdiction}#${h.corpus}#${h.key}`;
-    explainedGaps.set(keyId, new Set(h.observations.filter((o) => o.identity === null).map((o) => o.date)));
+    // A gap is explained by an edition that lacks the key, or by the end of an edition's horizon (history.ts).
+    const explained = h.observations.flatMap((o) => [...(o.identity === null ? [o.date] : []), ...(o.horizon ? [o.horizon.until] : [])]);
+    explainedGaps.set(keyId, new Set(explained));
     derived.set(
       keyId,
       deriveSpans(h.observations).map((sp) => ({ from: sp.from, to: sp.to ?? '9999-12-31' })),

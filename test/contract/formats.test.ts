@@ -1,9 +1,10 @@
 /**
  * The filing-format registry against the real adapters (DynamoDB adapter on dynalite, search on PGlite) holding the
- * bundled FRAP and North Dakota rules: every bundled record validates; a wrong quote, a wrong pin, a missing rule are
- * refused with messages naming file, field and quote; a record goes stale when a changed rule is ingested, with no
- * change to the record. The changed rules are test fixtures made here (a copy of the bundled FRAP with one edit),
- * never bundled.
+ * bundled FRAP (the 2024 text and the Title 28 Appendix editions 2007-2012) and North Dakota rules: every bundled
+ * record validates; a wrong quote, a wrong pin, a pin out of its period, a missing rule are refused with messages
+ * naming file, field and quote; the records in force on a date are answered; a record goes stale when a changed rule
+ * is ingested, with no change to the record. The changed rules are test fixtures made here (a copy of the bundled
+ * FRAP with one edit), never bundled.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import type { StoredFormatRecord } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
 import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords, pinnedRows } from '#formats/registry.ts';
+import { readAppendixText } from '#ingest/appendix-text.ts';
+import { ingestEdition } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { AppError } from '#shared/errors.ts';
@@ -22,6 +25,7 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
+const TITLE_28_APPENDIX = fileURLToPath(new URL('../../data/rules/us-code-appendix-text/', import.meta.url));
 const RETRIEVED_AT = '2026-11-22T07:25:00Z';
 
 let stores: EmbeddedStores;
@@ -33,7 +37,7 @@ const ingestRules = (set: 'frap' | 'ndrappp', path: string, date?: string) =>
   runIngest({ ...stores, now: () => clock }, { kind: 'rules', set, paths: [path], retrievedAt: RETRIEVED_AT, ...(date && { date }) });
 
 const fileNamed = (name: string): AuthoredFile => structuredClone(BUNDLED_RECORD_FILES.find((f) => f.file === name)!);
-const ca9 = () => fileNamed('ca9-2024-12-01.json');
+const ca9 = () => fileNamed('ca9.json');
 const nd = () => fileNamed('nd-2026-03-07.json');
 /** The bundled files with one replaced. */
 const withFile = (file: AuthoredFile) => [...BUNDLED_RECORD_FILES.filter((f) => f.file !== file.file), file];
@@ -43,6 +47,9 @@ beforeAll(async () => {
   deps = { versions: stores.versions, formats: stores.formats, now: () => clock };
   await ingestRules('frap', join(SAMPLE, 'rules/frap'));
   await ingestRules('ndrappp', join(SAMPLE, 'rules/north-dakota-rap'));
+  // The FRAP of the Title 28 Appendix editions 2007-2012 (their FRCP and FRE are not read by any record).
+  const appendix = await readAppendixText([TITLE_28_APPENDIX], { retrievedAt: RETRIEVED_AT });
+  for (const edition of appendix.filter((e) => e.collection === 'frap')) await ingestEdition({ ...stores, now: () => clock }, edition);
   work = await mkdtemp(join(tmpdir(), 'asof-formats-'));
 });
 
@@ -90,11 +97,11 @@ describe('loading the bundled records', () => {
     expect(report.refused).toEqual([]);
     expect(report.loaded.map((r) => r.id).sort()).toEqual(
       ['ca1', 'ca10', 'ca11', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'cadc', 'cafc']
-        .map((c) => `${c}-2024-12-01`)
+        .flatMap((c) => ['2007-01-03', '2010-02-01', '2011-01-07', '2012-01-03', '2024-12-01'].map((d) => `${c}-${d}`))
         .concat('nd-2026-03-07')
         .sort(),
     );
-    expect((await stores.formats.listRecords()).length).toBe(14);
+    expect((await stores.formats.listRecords()).length).toBe(13 * 5 + 1);
   });
 
   it('keeps loadedAt when an unchanged record is loaded again', async () => {
@@ -110,7 +117,8 @@ describe('loading the bundled records', () => {
     const frap32 = await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-32' }, '2026-11-23');
     expect(rows.has(`us#rules#frap-32#${frap32!.provenance.contentHash}`)).toBe(true);
     expect([...rows].filter((r) => r.startsWith('us#rules#frap-1#'))).toEqual([]);
-    expect(rows.size).toBe(9); // six FRAP rules, three North Dakota rules
+    // Six FRAP rules of 2024, three North Dakota rules, and the 2007-2012 FRAP: seven rules, four of them in two texts.
+    expect(rows.size).toBe(6 + 3 + 7 + 4);
   });
 });
 
@@ -202,7 +210,7 @@ describe('validation refuses a record and says where', () => {
           field: 'extends',
           message: "extends '_nothing': not a shared reading among the record files (names start with _)",
         },
-        { file: 'ca9-copy.json', field: 'id', message: "id 'ca9-2024-12-01' is also the id of ca9-2024-12-01.json" },
+        { file: 'ca9-copy.json#ca9-2024-12-01', field: 'id', message: "id 'ca9-2024-12-01' is also the id of ca9.json#ca9-2024-12-01" },
       ]),
     );
   });
@@ -215,6 +223,66 @@ describe('validation refuses a record and says where', () => {
     await expect(listFormats(deps, { jurisdiction: 'nd' })).rejects.toMatchObject({ code: 'not_carried' });
     await loadFormatRecords(deps, BUNDLED_RECORD_FILES);
     expect((await listFormats(deps, { jurisdiction: 'nd' })).map((r) => r.id)).toEqual(['nd-2026-03-07']);
+  });
+});
+
+describe('records through time: each period read from the texts in force over it', () => {
+  it('answers the records in force on a date: 14,000 words as amended to 2010, with the period and the texts it was read from', async () => {
+    const [r] = await listFormats(deps, { jurisdiction: 'us', court: 'ca9', asOf: '2010-06-01' });
+    expect(r).toMatchObject({
+      id: 'ca9-2010-02-01',
+      effectiveFrom: '2010-02-01',
+      effectiveUntil: '2011-01-07',
+      stale: false,
+      staleDetail: null,
+    });
+    expect(r!.limits.find((l) => l.document === 'principal brief' && l.basis === 'words')).toMatchObject({
+      words: 14000,
+      quote: 'it contains no more than 14,000 words',
+    });
+    expect(Object.fromEntries(r!.rules.map((x) => [x.key, [x.effectiveFrom, x.changedSincePinned]]))).toEqual({
+      'frap-32': ['2007-01-03', false],
+      'frap-28': ['2007-01-03', false],
+      'frap-28.1': ['2010-02-01', false],
+      'frap-29': ['2007-01-03', false],
+      'frap-27': ['2010-02-01', false],
+      'frap-35': ['2007-01-03', false],
+      'frap-40': ['2007-01-03', false],
+    });
+    expect(r!.rules[0]!.sourceUrl).toBe('https://www.govinfo.gov/app/details/USCODE-2006-title28');
+    const today = await listFormats(deps, { jurisdiction: 'us', court: 'ca9' });
+    expect(today.map((x) => [x.id, x.effectiveUntil])).toEqual([['ca9-2024-12-01', null]]);
+    expect((await listFormats(deps, { jurisdiction: 'us', court: 'ca9', asOf: '2012-11-30' })).map((x) => x.id)).toEqual([
+      'ca9-2012-01-03',
+    ]);
+  });
+
+  it('answers not_carried for a date no reading covers, naming the periods that are', async () => {
+    const err = (await listFormats(deps, { jurisdiction: 'us', level: 'intermediate-appellate', asOf: '2019-06-01' }).catch(
+      (e: unknown) => e,
+    )) as AppError;
+    expect(err.code).toBe('not_carried');
+    expect(err.message).toBe(
+      "No filing-format record for us matching level 'intermediate-appellate' is in force on 2019-06-01: no reading of the rules on file covers that date. " +
+        "The records matching level 'intermediate-appellate' cover 2007-01-03 to 2010-02-01 (13 records), 2010-02-01 to 2011-01-07 (13 records), " +
+        '2011-01-07 to 2012-01-03 (13 records), 2012-01-03 to 2012-12-01 (13 records), 2024-12-01 onward (13 records).',
+    );
+    const before = (await listFormats(deps, { jurisdiction: 'nd', asOf: '2026-03-06' }).catch((e: unknown) => e)) as AppError;
+    expect(before.message).toMatch(/^No filing-format record for nd is in force on 2026-03-06: .* cover 2026-03-07 onward \(1 record\)\.$/);
+  });
+
+  it('refuses a dated record whose pinned texts are not in force over its whole period', async () => {
+    const base = fileNamed('_frap-2011-01-07.json');
+    (base.content as { effectiveUntil: string }).effectiveUntil = '2012-06-01';
+    const problems = (await checkFormatRecords(deps, withFile(base))).filter((c) => !c.valid).flatMap((c) => c.problems);
+    expect([...new Set(problems.map((p) => `${p.field}: ${p.message}`))]).toEqual([
+      "rules[6].pin: the version of Fed. R. App. P. 40 with contentHash sha256:dfb0e982bb4c4e8a627cc307cbf5a4eaaea2337a44ac5a12983694baf6d4f51e is in force 2007-01-03–2012-01-03, not over the record's period 2011-01-07–2012-06-01",
+    ]);
+    expect(new Set(problems.map((p) => p.file)).size).toBe(13);
+    const reversed = fileNamed('_frap-2012-01-03.json');
+    (reversed.content as { effectiveUntil: string }).effectiveUntil = '2011-01-01';
+    const shape = (await checkFormatRecords(deps, withFile(reversed))).flatMap((c) => c.problems).map((p) => `${p.field}: ${p.message}`);
+    expect(shape).toContain('effectiveUntil: the period ends (2011-01-01) on or before it starts (2012-01-03)');
   });
 });
 
@@ -243,7 +311,10 @@ describe('filters and order', () => {
     const err = await listFormats(deps, { jurisdiction: 'us', court: 'scotus' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('not_carried');
-    expect((err as AppError).message).toMatch(/court 'scotus'.*ca1-2024-12-01 \(ca1, intermediate-appellate\).*cafc-2024-12-01/);
+    expect((err as AppError).message).toBe(
+      "No filing-format record for us matches court 'scotus'. The records that exist for us: ca1, ca2, ca3, ca4, ca5, ca6, ca7, ca8, ca9, ca10, ca11, cadc, cafc (intermediate-appellate), " +
+        'each as <court>-2007-01-03, <court>-2010-02-01, <court>-2011-01-07, <court>-2012-01-03, <court>-2024-12-01.',
+    );
     const level = await listFormats(deps, { jurisdiction: 'nd', level: 'intermediate-appellate' }).catch((e: unknown) => e);
     expect((level as AppError).message).toMatch(/level 'intermediate-appellate'.*nd-2026-03-07 \(nd, last-resort\)/);
     const none = await listFormats(deps, { jurisdiction: 'dc' }).catch((e: unknown) => e);
@@ -288,8 +359,10 @@ describe('staleness follows the rules in force, with no change to the record', (
     expect((await listFormats(deps, { jurisdiction: 'nd' }))[0]!.stale).toBe(false);
     // The record itself is as it was: validation still passes against the pinned (older) version.
     expect(await stores.formats.listRecords()).toEqual(stored);
-    const check = (await checkFormatRecords(deps, BUNDLED_RECORD_FILES)).find((c) => c.id === 'ca9-2024-12-01')!;
-    expect(check).toMatchObject({ valid: true, loaded: true, stale: true });
+    const checks = await checkFormatRecords(deps, BUNDLED_RECORD_FILES);
+    expect(checks.find((c) => c.id === 'ca9-2024-12-01')!).toMatchObject({ valid: true, loaded: true, stale: true });
+    // A record of an earlier period is not stale: its texts were in force over all of it.
+    expect(checks.find((c) => c.id === 'ca9-2012-01-03')!).toMatchObject({ valid: true, loaded: true, stale: false });
     // Asked about a date before the change, the lookup still answers the pinned text.
     expect(await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-32' }, '2027-11-30')).toMatchObject({
       provenance: { contentHash: ca9Before.rulePins['frap-32'] },

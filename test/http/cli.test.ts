@@ -72,7 +72,9 @@ describe('asof keys and ingest against a running server', () => {
     const { dataDir } = fixture();
     const ok = await asof(['formats', 'check', '--data-dir', dataDir]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toContain('ca9-2024-12-01 (ca9-2024-12-01.json): valid, loaded, current');
+    expect(ok.stdout).toContain('ca9-2024-12-01 (ca9.json#ca9-2024-12-01): valid, loaded, current');
+    // A record of an earlier period is never stale: its texts were in force over all of it.
+    expect(ok.stdout).toContain('ca9-2010-02-01 (ca9.json#ca9-2010-02-01): valid, loaded, current');
     expect(ok.stdout).toContain('nd-2026-03-07 (nd-2026-03-07.json): valid, loaded, current');
 
     const authoring = await mkdtemp(join(tmpdir(), 'asof-records-'));

@@ -8,7 +8,7 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
     const r = await get('/law/format', { jurisdiction: 'us', court: 'ca9' });
     expect(r.status, r.text).toBe(200);
     expect(r.body.disclaimer).toMatch(/a reading of the rules, not the rules/);
-    expect(r.body.note).toMatch(/Highest court first/);
+    expect(r.body.note).toMatch(/highest court first/);
     expect(r.body.result).toHaveLength(1);
     const f = r.body.result[0];
     expect(f).toMatchObject({
@@ -92,6 +92,53 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
     expect(all.body.result).toHaveLength(13);
   });
 
+  it('takes asOf: the records in force on that date, read from the texts in force then (14,000 words before 2016)', async () => {
+    const r = await get('/law/format', { jurisdiction: 'us', court: 'ca9', asOf: '2010-06-01' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.result).toHaveLength(1);
+    const f = r.body.result[0];
+    expect(f).toMatchObject({ id: 'ca9-2010-02-01', effectiveFrom: '2010-02-01', effectiveUntil: '2011-01-07', stale: false });
+    expect(
+      f.limits
+        .filter((l: { document: string }) => l.document === 'principal brief')
+        .map((l: { basis: 'words'; words: number }) => [l.basis, l[l.basis]]),
+    ).toEqual([
+      ['pages', 30],
+      ['words', 14000],
+      ['lines', 1300],
+    ]);
+    // Each pinned text is the one the lookup answers for the date asked, and carries the format topic.
+    for (const rule of f.rules) {
+      const looked = await get('/law/lookup', { jurisdiction: 'us', citation: rule.citationKey, asOf: '2010-06-01' });
+      expect(looked.body.result.provenance.contentHash, rule.key).toBe(f.rulePins[rule.key]);
+      expect(looked.body.result.topics).toEqual(['format']);
+    }
+    const now = await post('/law/format', { jurisdiction: 'us', court: 'ca9' });
+    expect(now.body.result.map((x: { id: string; effectiveUntil: string | null }) => [x.id, x.effectiveUntil])).toEqual([
+      ['ca9-2024-12-01', null],
+    ]);
+  });
+
+  it.each([['2019-06-01'], ['2012-12-01'], ['2024-11-30']])(
+    'answers not_carried on %s, when no reading on file covers the date',
+    async (asOf) => {
+      const r = await get('/law/format', { jurisdiction: 'us', court: 'cadc', asOf });
+      expect([r.status, r.body.error.code]).toEqual([404, 'not_carried']);
+      expect(r.body.error.message).toMatch(
+        /is in force on \d{4}-\d{2}-\d{2}: no reading of the rules on file covers that date\. .*2012-01-03 to 2012-12-01 \(1 record\), 2024-12-01 onward \(1 record\)\.$/,
+      );
+    },
+  );
+
+  it('validates asOf exactly as lookup does', async () => {
+    for (const asOf of ['2019-02-30', '2019-3-1', '', 'today']) {
+      const format = await get('/law/format', { jurisdiction: 'us', asOf });
+      const lookup = await get('/law/lookup', { jurisdiction: 'us', citation: 'frap-32', asOf });
+      expect([format.status, format.body.error.code, format.body.error.field], asOf).toEqual([400, 'bad_as_of', 'asOf']);
+      expect(format.body.error.message).toBe(lookup.body.error.message);
+    }
+  });
+
   it('a rule the registry has not read carries no topics', async () => {
     const r = await get('/law/lookup', { jurisdiction: 'us', citation: 'Fed. R. App. P. 1' });
     expect(r.status).toBe(200);
@@ -106,7 +153,12 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
   });
 
   it.each([
-    [{ jurisdiction: 'us', court: 'scotus' }, 404, 'not_carried', /court 'scotus'.*ca1-2024-12-01 \(ca1, intermediate-appellate\)/],
+    [
+      { jurisdiction: 'us', court: 'scotus' },
+      404,
+      'not_carried',
+      /court 'scotus'\. The records that exist for us: ca1, ca2, .*, cafc \(intermediate-appellate\), each as <court>-2007-01-03, .*<court>-2024-12-01\.$/,
+    ],
     [{ jurisdiction: 'nd', level: 'limited-jurisdiction' }, 404, 'not_carried', /level 'limited-jurisdiction'.*nd-2026-03-07/],
     [{ jurisdiction: 'dc' }, 404, 'not_carried', /No filing-format record is held for jurisdiction 'dc'\. Records are held for: nd, us\./],
     [{ jurisdiction: 'us', level: 'supreme' }, 400, 'bad_level', /level/],

@@ -203,7 +203,7 @@ describe('GET /law/text', () => {
   });
 
   it('shares lookup’s miss semantics', async () => {
-    const r = await get('/law/text', { jurisdiction: 'us', citation: 'frap-32', asOf: '2024-11-30' });
+    const r = await get('/law/text', { jurisdiction: 'us', citation: 'frap-32', asOf: '2006-12-31' });
     expect([r.status, r.body.error.code]).toEqual([404, 'no_edition_on_file']);
   });
 });

@@ -12,7 +12,12 @@ type FormatInput = z.output<typeof FormatInputSchema>;
 export async function handleFormat(input: FormatInput, { services }: RouteContext): Promise<RouteResult> {
   const results = await listFormats(
     { formats: need(services.formats, 'The filing-format registry'), versions: need(services.versions), now: services.now },
-    { jurisdiction: input.jurisdiction, ...(input.level && { level: input.level }), ...(input.court && { court: input.court }) },
+    {
+      jurisdiction: input.jurisdiction,
+      ...(input.level && { level: input.level }),
+      ...(input.court && { court: input.court }),
+      ...(input.asOf && { asOf: input.asOf }),
+    },
   );
   const result = results.map((r) => ({
     ...r,

@@ -21,12 +21,14 @@ const findVersion = (input: LookupInput, { services }: RouteContext) =>
   });
 
 export async function handleLookup(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
-  const found = await withFormatTopic(ctx.services.formats, await findVersion(input, ctx));
-  return { body: { result: presentVersion(ctx.services.site, found) } };
+  const { version, pinpoint } = await findVersion(input, ctx);
+  const found = await withFormatTopic(ctx.services.formats, version);
+  return { body: { result: presentVersion(ctx.services.site, found, pinpoint) } };
 }
 
 export async function handleText(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
-  return { body: { result: presentText(ctx.services.site, await findVersion(input, ctx)) } };
+  const { version, pinpoint } = await findVersion(input, ctx);
+  return { body: { result: presentText(ctx.services.site, version, pinpoint) } };
 }
 
 export async function handleSearch(input: SearchInput, { services }: RouteContext): Promise<RouteResult> {

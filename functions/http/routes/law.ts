@@ -16,7 +16,9 @@ export const lawLookup = defineRoute({
   tag: 'law',
   summary: 'The version of a section in force on a date',
   description:
-    'Never a nearest guess: when nothing under that key was in force on the date, the answer is 404 no_edition_on_file with didYouMean.',
+    'Never a nearest guess: when nothing under that key was in force on the date, the answer is 404 no_edition_on_file with didYouMean. ' +
+    'A printed pinpoint (`Fed. R. App. P. 32(a)(7)`) answers the whole section and says in `pinpoint` and `note` what was done with it: ' +
+    'the subdivision’s text in `pinpoint.text` when the version has that subdivision.',
   responses: { 200: { description: 'the section version in force', schema: 'LookupResponse' } },
   errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'not_carried', 'no_edition_on_file', 'statutes_unavailable'],
   handle: handleLookup,
@@ -33,6 +35,7 @@ export const lawText = defineRoute({
   fieldCodes: lookupFieldCodes,
   tag: 'law',
   summary: 'The quotable parts of the section version in force on a date',
+  description: 'A printed pinpoint (`Fed. R. Civ. P. 12(b)(6)`) adds `pinpoint`, with the subdivision’s text when the version has it.',
   responses: { 200: { description: 'text result', schema: 'TextResponse' } },
   errors: ['missing_fields', 'bad_as_of', 'bad_corpus', 'not_carried', 'no_edition_on_file', 'statutes_unavailable'],
   handle: handleText,

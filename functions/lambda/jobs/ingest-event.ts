@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import * as z from 'zod';
 import type { IngestRequest } from '#ingest/jobs.ts';
-import { RULE_SETS } from '#ingest/rules.ts';
+import { INGEST_RULE_SETS } from '#ingest/rules.ts';
 import { TEMPORAL_BASES } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';
 import { JobRefusedError } from '../job-entry.ts';
@@ -47,8 +47,8 @@ const ingestEventSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('rules'),
-    set: z.enum(RULE_SETS).optional(),
-    /** Markdown files of rules, or folders of them. */
+    set: z.enum(INGEST_RULE_SETS).optional(),
+    /** Markdown files of rules, US Code appendix text files (.txt, .txt.gz), or folders of them. */
     paths: z.array(sourceName).min(1),
     date: calendarDate.optional(),
     label: z.string().min(1).optional(),

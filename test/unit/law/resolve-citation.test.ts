@@ -34,7 +34,37 @@ describe('resolveCitation', () => {
     ['nd', 'N.D.R.App.P. 32', 'ndrappp:ndrappp-32'],
     ['nd', 'N.D. R. App. P. 3.4', 'ndrappp:ndrappp-3.4'],
     ['nd', 'ndrappp-32', 'ndrappp:ndrappp-32'],
+    ['us', 'Fed. R. Civ. P. 12(b)(6)', 'frcp:frcp-12'],
+    ['us', 'Fed. R. Civ. P. 71A', 'frcp:frcp-71a'],
+    ['us', 'frcp-71A', 'frcp:frcp-71a'],
+    ['us', 'Fed. R. Civ. P. Supp. R. C(6)(a)', 'frcp:frcp-supp-c'],
+    ['us', 'Fed. R. Civ. P. Supplemental Rule G', 'frcp:frcp-supp-g'],
+    ['us', 'frcp-supp-c', 'frcp:frcp-supp-c'],
+    ['us', 'Fed. R. Evid. 702', 'fre:fre-702'],
+    ['us', 'Fed. R. Crim. P. 49.1', 'frcrp:frcrp-49.1'],
+    ['us', 'Fed. R. Civ. P. Supp. R. H', 'unrecognised'],
+    ['us', 'Fed. R. App. P. 71A', 'unrecognised'],
   ])('%s %j → %s', (j, c, expected) => expect(keyOf(j, c)).toBe(expected));
+
+  it('displays the FRCP numbers beyond decimals as they are printed', () => {
+    const display = (c: string) => {
+      const r = resolveCitation('us', c);
+      return r.kind === 'key' ? r.collection.display(r.key) : null;
+    };
+    expect(display('frcp-71a')).toBe('Fed. R. Civ. P. 71A');
+    expect(display('frcp-supp-c')).toBe('Fed. R. Civ. P. Supp. R. C');
+  });
+
+  it.each([
+    ['Fed. R. App. P. 32(a)(7)', '(a)(7)'],
+    ['Fed. R. Civ. P. 12 (b)(6)', '(b)(6)'],
+    ['28 U.S.C.A. § 1291(a)', '(a)'],
+    ['Fed. R. App. P. 32', null],
+    ['frap-32', null],
+  ])('keeps the pinpoint of %j: %j', (citation, pinpoint) => {
+    const r = resolveCitation('us', citation);
+    expect(r.kind === 'key' && r.pinpoint).toBe(pinpoint ?? null);
+  });
 
   it('narrows to the corpus asked for', () => {
     expect(keyOf('us', 'frap-32', 'statutes')).toBe('unrecognised');
