@@ -20,20 +20,22 @@ describe('GET /law/coverage', () => {
     expect(usc).toMatchObject({
       coverageFrom: '2013-07-26',
       latestVersion: '117-80',
-      sections: 39,
+      sections: 39 + 70 + 153 + 27 + 175,
       cadenceClass: 'edition',
       temporalBasis: 'compiled-edition',
     });
-    expect(usc.versions).toBe(39 + 5);
-    expect(usc).toMatchObject({
-      coverageTo: null,
-      latestVersionDate: '2022-01-27',
-      editions: [
-        { label: '113-31', date: '2013-07-26' },
-        { label: '117-80', date: '2022-01-27' },
-      ],
-    });
-    expect(usc.titles).toEqual([
+    expect(usc.versions).toBe(44 + 72 + 169 + 27 + 197);
+    expect(usc).toMatchObject({ coverageTo: null, latestVersionDate: '2022-01-27' });
+    expect(usc.editions.map((e: { label: string }) => e.label)).toEqual(['113-31', '117-80']);
+    // Titles 1, 13, 17 and 35 at both release points, the Title 18 appendix at 117-80 (its criminal rules are FRCrP's).
+    expect(usc.titles.map((t: { title: string; editionCount: number }) => `${t.title}:${t.editionCount}`)).toEqual([
+      '1:2',
+      '13:2',
+      '17:2',
+      '18a:1',
+      '35:2',
+    ]);
+    expect(usc.titles.filter((t: { title: string }) => t.title === '1')).toEqual([
       {
         title: '1',
         name: 'General Provisions',
@@ -69,6 +71,7 @@ describe('GET /law/coverage', () => {
     const b = await post('/statutes/coverage', { jurisdiction: 'us', corpus: 'rules' }, null);
     expect(a.body.coverage.map((c: { name: string }) => c.name).sort()).toEqual([
       'Federal Rules of Appellate Procedure',
+      'Federal Rules of Bankruptcy Procedure',
       'Federal Rules of Civil Procedure',
       'Federal Rules of Criminal Procedure',
       'Federal Rules of Evidence',

@@ -85,7 +85,10 @@ describe('every rule of FRAP, FRCP, FRE and FRCrP from the appendix editions 200
     });
     expect(byName.get('Federal Rules of Civil Procedure')).toMatchObject({ coverageFrom: '2007-01-03', sections: 104 });
     expect(byName.get('Federal Rules of Evidence')).toMatchObject({ coverageFrom: '2007-01-03', sections: 68 });
-    expect(byName.get('Federal Rules of Criminal Procedure')).toMatchObject({ coverageFrom: '2008-01-02', sections: 75 });
+    // FRCrP continues in the Title 18 appendix of release point 117-80 (edition of 2021-12-01), which the sample carries
+    // too: 75 rules in the 2008-2012 editions, one more there.
+    expect(byName.get('Federal Rules of Criminal Procedure')).toMatchObject({ coverageFrom: '2008-01-02', sections: 76, coverageTo: null });
+    expect(byName.get('Federal Rules of Civil Procedure')).toMatchObject({ coverageTo: '2012-12-01' });
   });
 });
 
