@@ -4,6 +4,7 @@ import type { AvailabilityPhase, AvailabilityResults } from './availability.ts';
 import type { BulkLoadFigure } from './bulk-load.ts';
 import type { BundleFigure, BundleResults } from './bundles.ts';
 import type { CitationResults } from './citations.ts';
+import type { FederalCorpusFigures, FederalFigures, FederalRuns } from './federal.ts';
 import { type LoadResult, percentiles } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
 import type { Machine } from './machine.ts';
@@ -100,6 +101,9 @@ export interface BenchResults {
   /** USLM ingest on real OLRC files: first load, unchanged re-run, the largest and smallest title (issue 16). */
   uslmIngest?: UslmIngestFigures | null;
   uslmIngestRun?: { at: string; commit: string; command: string };
+  /** § 1f: lookup and search on the federal corpus of the OLRC zips next to the sample (issue 16). */
+  federal?: FederalFigures | null;
+  federalRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   /** § 6: search cost by the number of words of `q`, on the scale store. */
   searchTerms?: SearchTermCosts | null;
@@ -324,6 +328,7 @@ export function renderReport(r: BenchResults): string {
   if (r.bulkLoad?.length) push(...bulkLoadSection(r.bulkLoad, r.bulkLoadRun));
   if (r.bundles?.functions) push(...bundlesSection(r.bundles, r.bundlesRun));
   if (r.uslmIngest) push(...uslmIngestSection(r.uslmIngest, r.uslmIngestRun));
+  if (r.federal) push(...federalSection(r.federal, r.federalRun));
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {
@@ -367,6 +372,10 @@ export function renderReport(r: BenchResults): string {
       '| run | status | responses | p50 ms | p99 ms |',
       '|---|---|--:|--:|--:|',
       ...[s.http, s.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedLookupC1].flatMap(byStatusRows)),
+      '',
+      'Other processes (the rest of the machine: the load generator apart) take CPU from the server on this 2-core machine: ' +
+        'compare a row only where the "other" figures are alike. The sample\'s lookup pool is mostly rule keys (FRAP, FRCP, FRE, FRCrP, FRBP ' +
+        'at every date of § 1), the federal one US Code sections only, so the two pools differ in what a lookup reads, not only in the size of the corpus.',
       '',
       ...errorLines([s.http, s.httpNoCache].flatMap((h) => [h.lookup, h.search, h.lookupC1, h.searchC1, h.mixedSearch, h.mixedLookupC1])),
       ...drainLine(s.http),
@@ -903,5 +912,59 @@ function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslm
           '',
         ]
       : []),
+  ];
+}
+
+function federalSection(f: FederalFigures, separately?: BenchResults['federalRun']): string[] {
+  const fe = f.federal;
+  const sa = f.sample;
+  const pool = (p: FederalCorpusFigures['lookupPool']) =>
+    Object.entries(p.statuses)
+      .map(([st, n]) => `${n} × ${st}`)
+      .join(', ') + (p.withHits === undefined ? '' : `; ${p.withHits} with hits, ${int(p.meanHits ?? 0)} hits on average`);
+  const rows: [string, (x: FederalRuns) => LoadResult][] = [
+    [`lookup, ${f.settings.connections} connections`, (x) => x.lookup],
+    [`search, ${f.settings.connections} connections`, (x) => x.search],
+    ['lookup, 1 connection', (x) => x.lookupC1],
+    ['search, 1 connection', (x) => x.searchC1],
+  ];
+  const server = (name: string, pick: (c: FederalCorpusFigures) => FederalRuns) =>
+    rows.map(([run, get]) => {
+      const [a, b] = [get(pick(sa)), get(pick(fe))];
+      return `| ${name} | ${run} | ${ms(a.latency.p50)} / ${ms(a.latency.p99)} | ${ms(b.latency.p50)} / ${ms(b.latency.p99)} | ${ratio(b.latency.p50 / a.latency.p50)} / ${ratio(b.latency.p99 / a.latency.p99)} | ${int(a.rps)} | ${int(b.rps)} | ${ratio(b.rps / a.rps)} | ${statusMix(a)} | ${statusMix(b)} | ${cores(a.cpu.server)} / ${cores(a.cpu.other)} | ${cores(b.cpu.server)} / ${cores(b.cpu.other)} |`;
+    });
+  const w = fe.worker;
+  return [
+    '## 1f. Lookup and search on the federal corpus next to the sample (issue 16)',
+    '',
+    ...(separately
+      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
+      : []),
+    "One fresh data dir: `asof serve`'s first start loads the bundled sample, which is measured; then every OLRC zip under " +
+      `\`${f.dir}\` (${fe.zips} zips; \`-- --uslm-dir DIR\` points the section at a download of your own) is ingested **on top of the sample** ` +
+      '(bench/ingest-worker.ts: runIngest, coverage refresh and audit, as `asof ingest uslm` runs them), and the same runs are measured again. ' +
+      'The sample already carries the rules editions (data/rules/us-code-appendix-text, set `us-code-appendix`) and some of the zips ' +
+      `(Titles 13, 17, 35, 11a, 18a), so the federal corpus is the sample plus the titles of the ${fe.zips} zips. ` +
+      `Each corpus is served by \`asof serve\` as it runs by default (cache, meter) and by \`asof serve --no-cache --no-meter\` ` +
+      `(every request reads the stores, nothing counted: what issue 17 targets). Loads: ${f.settings.durationS} s at ${f.settings.connections} connections after ` +
+      `${f.settings.warmupS} s of warm-up, ${f.settings.c1DurationS} s at 1 connection, spread over ${int(f.settings.keys)} keys. ` +
+      `Load average when the section began: ${f.loadAverage.map((l) => l.toFixed(1)).join(', ')}.`,
+    '',
+    `- **Sample:** ${int(sa.documents)} sections over its editions; first start on the empty data dir (initdb + sample ingest) ${sec(sa.firstStartMs)}.`,
+    `- **Federal load on top of it:** ${fe.editions} editions (${fe.unchangedEditions} skipped as unchanged, already in the sample), ` +
+      `${int(fe.documents)} sections read, ${int(fe.versions)} versions written; ingest ${sec(w.ingestMs)}, ` +
+      `${sec(fe.loadWallMs)} in all with process start, coverage refresh (${sec(w.coverageMs)}) and audit (${sec(w.auditMs)}: ${w.auditSummary}).`,
+    `- **Pools.** Sample: § 1's (lookups: ${pool(sa.lookupPool)}; searches: ${pool(sa.searchPool)}). ` +
+      `Federal, from titles the sample lacks (${fe.poolTitles.join(', ')}): random keys of each edition at 60 days after it, inside the version it starts, ` +
+      `key and printed form alternating, 3 % unknown keys (${pool(fe.lookupPool)}); searches of the titles' own words, ` +
+      `broad (${fe.queries.broad.map((q) => `"${q}"`).join(', ')}) and narrow, in two or three sections (${fe.queries.narrow.map((q) => `"${q}"`).join(', ')}), ` +
+      `undated, at 2014-01-01 and 2023-06-01, and at 2023-06-01 with jurisdiction=us (${pool(fe.searchPool)}).`,
+    '',
+    '| server | run | sample p50 / p99 ms | federal p50 / p99 ms | federal ÷ sample (p50 / p99) | sample req/s | federal req/s | federal ÷ sample (req/s) | sample statuses | federal statuses | CPU (cores), sample: server / other processes | CPU, federal: server / other |',
+    '|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|',
+    ...server('`asof serve` (cache, meter)', (c) => c.served),
+    ...server('`asof serve --no-cache --no-meter`', (c) => c.uncachedUnmetered),
+    '',
+    ...errorLines([sa, fe].flatMap((c) => [c.served, c.uncachedUnmetered]).flatMap((x) => [x.lookup, x.search, x.lookupC1, x.searchC1])),
   ];
 }

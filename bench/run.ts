@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest] [-- --uslm-dir DIR]`: the benchmark
- * suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only ingest` runs
- * the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default data/uslm/olrc).
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal] [-- --uslm-dir DIR]`: the
+ * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
+ * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
+ * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone.
  */
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { measureAvailability } from './availability.ts';
 import { bulkLoadFigures } from './bulk-load.ts';
 import { bundleFigures } from './bundles.ts';
 import { citationFigures } from './citations.ts';
+import { federalFigures } from './federal.ts';
 import {
   type BareServer,
   type LoadOptions,
@@ -81,6 +83,14 @@ const settings = {
   /** § 7: hostile clients of each phase after the baseline, and how long each phase lasts. */
   hostileClients: quick ? [16] : [16, 32, 128],
   availabilityS: quick ? 10 : 30,
+};
+/** § 1f: the federal corpus next to the sample (shorter loads: sixteen runs). */
+const federalSettings = {
+  connections: settings.connections,
+  durationS: quick ? 5 : 10,
+  c1DurationS: quick ? 3 : 10,
+  warmupS: quick ? 1 : 2,
+  keys: settings.keys,
 };
 if (!Number.isInteger(settings.sections) || settings.sections < 1)
   throw new Error(`--sections must be a positive integer (got ${args.sections})`);
@@ -327,8 +337,19 @@ if (args.only === 'ingest') {
   log('wrote the USLM ingest figures into bench/RESULTS.md and bench/results.json');
   process.exit(0);
 }
+// `--only federal`: lookup and search on the federal corpus next to the sample, alone, put into the committed results.
+if (args.only === 'federal') {
+  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  log(`Lookup and search on the federal corpus (${args['uslm-dir'] ?? DEFAULT_USLM_DIR}) next to the sample, alone`);
+  previous.federal = await federalFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, federalSettings, log);
+  previous.federalRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
+  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
+  log('wrote the federal corpus figures into bench/RESULTS.md and bench/results.json');
+  process.exit(0);
+}
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows three sections: bulk, bundles, ingest (got '${args.only}')`);
+  if (args.only !== 'bulk') throw new Error(`--only knows four sections: bulk, bundles, ingest, federal (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
   log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
   previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
@@ -373,6 +394,8 @@ try {
   results.bundles = await bundleFigures(log);
   log(`USLM ingest on the real files (${args['uslm-dir'] ?? DEFAULT_USLM_DIR})`);
   results.uslmIngest = await uslmIngestFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, log);
+  log(`Lookup and search on the federal corpus (${args['uslm-dir'] ?? DEFAULT_USLM_DIR}) next to the sample`);
+  results.federal = await federalFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, federalSettings, log);
 
   // ---- the bundled sample ----------------------------------------------------------------------------------
   const sampleDir = await temp('sample');
