@@ -1,8 +1,13 @@
 import type { StoredFormatRecord } from './model.ts';
 
-/** The validated filing-format records. A handful of small items: reads return them all. */
+/** The validated filing-format records (some tens of items, each a few KB). */
 export interface FormatStore {
   listRecords(): Promise<StoredFormatRecord[]>;
+  /**
+   * The rule versions the records were read from (pinnedRowsOf of each record), without reading the records: every
+   * lookup of a rule asks for them, and the records themselves are much larger.
+   */
+  listPinnedRows(): Promise<string[]>;
   putRecord(stored: StoredFormatRecord): Promise<void>;
   deleteRecord(id: string): Promise<void>;
 }

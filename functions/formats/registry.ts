@@ -338,11 +338,7 @@ function present(stored: StoredFormatRecord, inForce: InForce, today: string): F
 
 /** `${jurisdiction}#${corpus}#${key}#${contentHash}` of every rule version a loaded record was read from. */
 export async function pinnedRows(formats: FormatStore): Promise<Set<string>> {
-  const rows = new Set<string>();
-  for (const { record } of await formats.listRecords()) {
-    for (const r of record.rules) rows.add(`${refId({ jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key })}#${r.pin}`);
-  }
-  return rows;
+  return new Set(await formats.listPinnedRows());
 }
 
 export const FORMAT_DISCLAIMER =

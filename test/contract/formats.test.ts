@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthoredFile } from '#formats/authored.ts';
-import type { StoredFormatRecord } from '#formats/model.ts';
+import { pinnedRowsOf, type StoredFormatRecord } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
 import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords, pinnedRows } from '#formats/registry.ts';
@@ -84,6 +84,9 @@ describe.each(adapters)('FormatStore: %s', (_name, adapter) => {
       ['contract-b', '2026-01-01T00:00:00.000Z'],
     ]);
     expect(listed[0]!.record.limits.length).toBeGreaterThan(0);
+    // The pinned rows, read without the records, are those of the records listed.
+    expect((await store.listPinnedRows()).sort()).toEqual((await store.listRecords()).flatMap((s) => pinnedRowsOf(s.record)).sort());
+    expect(await store.listPinnedRows()).toEqual(expect.arrayContaining(pinnedRowsOf(listed[0]!.record)));
     await store.deleteRecord('contract-a');
     await store.deleteRecord('contract-b');
     await store.deleteRecord('never-there');

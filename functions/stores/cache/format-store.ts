@@ -6,6 +6,7 @@ import { StampedCache } from './stamped-cache.ts';
 /** The few format records from memory while their table has not changed (lookups of rules read them for `topics`). */
 export class CachingFormatStore implements FormatStore {
   private readonly all: StampedCache<'all', StoredFormatRecord[]>;
+  private readonly pins: StampedCache<'pins', string[]>;
 
   constructor(
     private readonly base: FormatStore,
@@ -16,6 +17,15 @@ export class CachingFormatStore implements FormatStore {
       1,
       () => 1,
     );
+    this.pins = new StampedCache(
+      () => options.stamps.stamp(options.table),
+      1,
+      () => 1,
+    );
+  }
+
+  listPinnedRows(): Promise<string[]> {
+    return this.pins.through('pins', () => this.base.listPinnedRows());
   }
 
   listRecords(): Promise<StoredFormatRecord[]> {
