@@ -16,9 +16,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
-import { type LoadResult, probePaths, runLoad } from './http-load.ts';
+import { type LoadResult, poolStats, probePaths, runLoad } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
 import { createKeys, REPO, type RunningServer, rotatingAuth, runNode, startServer } from './proc.ts';
+import type { PoolStats } from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { prng } from './synthetic-uslm.ts';
 import { sampleLookupPaths, sampleSearchPaths, searchPath } from './targets.ts';
@@ -26,14 +27,6 @@ import { sampleLookupPaths, sampleSearchPaths, searchPath } from './targets.ts';
 /** Titles (OLRC file names) the lookup and search pools of the federal corpus are drawn from: none is in the sample. */
 const POOL_TITLES = ['usc05a', 'usc14', 'usc24', 'usc32', 'usc39', 'usc41'];
 const LOOKUPS_PER_TITLE = 150;
-
-export interface FederalPool {
-  distinct: number;
-  statuses: Record<string, number>;
-  /** Searches: how many requests of the pool have hits, and the mean number of hits. */
-  withHits?: number;
-  meanHits?: number;
-}
 
 export interface FederalRuns {
   lookup: LoadResult;
@@ -43,8 +36,8 @@ export interface FederalRuns {
 }
 
 export interface FederalCorpusFigures {
-  lookupPool: FederalPool;
-  searchPool: FederalPool;
+  lookupPool: PoolStats;
+  searchPool: PoolStats;
   /** `asof serve` as it runs by default: cache and meter. */
   served: FederalRuns;
   /** `asof serve --no-cache --no-meter`. */
@@ -128,20 +121,6 @@ async function zipsUnder(dir: string): Promise<string[]> {
     .sort();
 }
 
-function summarize(probe: { status: number; hits?: number }[]): FederalPool {
-  const statuses: Record<string, number> = {};
-  for (const p of probe) statuses[p.status] = (statuses[p.status] ?? 0) + 1;
-  const searches = probe.filter((p) => p.hits !== undefined);
-  return {
-    distinct: probe.length,
-    statuses,
-    ...(searches.length && {
-      withHits: searches.filter((p) => p.hits! > 0).length,
-      meanHits: searches.reduce((n, p) => n + p.hits!, 0) / searches.length,
-    }),
-  };
-}
-
 interface Settings {
   connections: number;
   durationS: number;
@@ -193,13 +172,13 @@ async function measureCorpus(
   running?: RunningServer,
 ): Promise<FederalCorpusFigures> {
   const server = running ?? (await startServer(dataDir));
-  let lookupPool: FederalPool;
-  let searchPool: FederalPool;
+  let lookupPool: PoolStats;
+  let searchPool: PoolStats;
   let served: FederalRuns;
   try {
     const origin = new URL(server.url).origin;
-    lookupPool = summarize(await probePaths(origin, lookups, headers));
-    searchPool = summarize(await probePaths(origin, searches, headers));
+    lookupPool = poolStats(await probePaths(origin, lookups, headers));
+    searchPool = poolStats(await probePaths(origin, searches, headers));
     log(
       `${label}: ${lookups.length} lookups (${Object.entries(lookupPool.statuses)
         .map(([st, n]) => `${n} × ${st}`)

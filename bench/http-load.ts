@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { childEnv, cpuSnapshot, procStatus, stopChild } from './proc.ts';
+import type { PoolStats } from './report.ts';
 import { prng } from './synthetic-uslm.ts';
 
 /**
@@ -250,6 +251,22 @@ export async function probePaths(
     }),
   );
   return out;
+}
+
+/** What a probed pool holds: its statuses, mean size and, for searches, how many have hits. */
+export function poolStats(probe: { status: number; bytes: number; hits?: number }[]): PoolStats {
+  const statuses: Record<string, number> = {};
+  for (const p of probe) statuses[p.status] = (statuses[p.status] ?? 0) + 1;
+  const searches = probe.filter((p) => p.hits !== undefined);
+  return {
+    distinct: probe.length,
+    statuses,
+    meanBytes: probe.reduce((n, p) => n + p.bytes, 0) / Math.max(1, probe.length),
+    ...(searches.length && {
+      withHits: searches.filter((p) => p.hits! > 0).length,
+      meanHits: searches.reduce((n, p) => n + p.hits!, 0) / searches.length,
+    }),
+  };
 }
 
 /** Each path sent `repeats` times, one request at a time; the median time of each (ms). */

@@ -18,6 +18,7 @@ import {
   type BareServer,
   type LoadOptions,
   type LoadResult,
+  poolStats,
   probePaths,
   runLoad,
   runSequentialDuring,
@@ -33,7 +34,6 @@ import {
   type BenchResults,
   costliestAccepted,
   type MeterResults,
-  type PoolStats,
   renderReport,
   type SizeHttp,
 } from './report.ts';
@@ -106,21 +106,6 @@ const temp = async (name: string) => {
   temps.push(dir);
   return dir;
 };
-
-function poolStats(probe: { status: number; bytes: number; hits?: number }[]): PoolStats {
-  const statuses: Record<string, number> = {};
-  for (const p of probe) statuses[p.status] = (statuses[p.status] ?? 0) + 1;
-  const searches = probe.filter((p) => p.hits !== undefined);
-  return {
-    distinct: probe.length,
-    statuses,
-    meanBytes: probe.reduce((n, p) => n + p.bytes, 0) / Math.max(1, probe.length),
-    ...(searches.length && {
-      withHits: searches.filter((p) => p.hits! > 0).length,
-      meanHits: searches.reduce((n, p) => n + p.hits!, 0) / searches.length,
-    }),
-  };
-}
 
 /** The meter's cost: the same lookup loads on a server with the meter and on one started with `--no-meter`. */
 async function measureMeter(
