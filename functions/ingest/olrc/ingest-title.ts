@@ -1,14 +1,13 @@
 /**
- * One title's checked zip into the store, as `asof fetch uscode` and the scheduled fetch in AWS ingest it: the zip
- * checked again (CRC-32, its one `usc<TT>.xml`), read by the USLM reader straight from the zip (the release point taken
- * from the zip's OLRC name), ingested with the zip's address as `sourceUrl`, then the release point's marker for the
- * title written.
+ * One title's checked zip into the store, as `asof fetch uscode` and the scheduled fetch in AWS ingest it: read by the
+ * USLM reader straight from the zip (the release point taken from the zip's OLRC name; the reader checks the CRC-32
+ * again before anything is written), ingested with the zip's address as `sourceUrl`, then the release point's marker
+ * for the title written.
  */
 import type { OpsStore } from '#ops/ports.ts';
 import type { IngestReport } from '../engine.ts';
 import type { IngestRequest } from '../jobs.ts';
 import type { ZipRecord } from './download.ts';
-import { readTitleZip } from './title-zip.ts';
 
 /** The ops-store marker that says a title of a release point is ingested (its value: IngestedRecord as JSON). */
 export const ingestedMarker = (releasePoint: string, title: string): string => `olrc-usc:${releasePoint}:${title}`;
@@ -38,8 +37,9 @@ export interface IngestedTitle {
 }
 
 /**
- * Ingests the checked zip `zip.file` (named as OLRC names it) of title `title` at `releasePoint`. Throws
- * CorruptZipError when the zip fails its check (nothing is ingested then).
+ * Ingests the zip `zip.file` (named as OLRC names it) of title `title` at `releasePoint`, checked by the caller: the
+ * download checks it (readTitleZip) before it counts as complete, and the AWS step reads it back from S3 against its
+ * recorded SHA-256.
  */
 export async function ingestTitleZip(
   zip: ZipRecord & { file: string },
@@ -47,7 +47,6 @@ export async function ingestTitleZip(
   deps: IngestTitleDeps,
   log: (line: string) => void = () => undefined,
 ): Promise<IngestedTitle> {
-  await readTitleZip(zip.file, at.title, { name: `the zip from ${zip.url}` });
   const reports = await deps.ingest({ kind: 'uslm', files: [zip.file], retrievedAt: zip.retrievedAt, sourceUrl: zip.url }, log);
   const first = reports[0];
   if (!first) throw new Error(`${zip.entry}: the ingest read no edition`);

@@ -3,7 +3,6 @@
  * sizes; the CRC-32 is computed here, since yauzl leaves it to its caller), so a zip cut short or altered is refused
  * before anything of it is ingested.
  */
-import { open, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { type Entry, open as openZipFile, type ZipFile } from 'yauzl';
@@ -36,13 +35,13 @@ const openEntry = (zip: ZipFile, entry: Entry): Promise<Readable> =>
   new Promise((resolve, reject) => zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))));
 
 /**
- * Checks that `file` is title `title`'s zip (one entry, `usc<TT>.xml`, whose bytes match their CRC-32 and size) and,
- * with `extractTo`, writes the XML there as it reads it (removed again if the check fails). Throws CorruptZipError.
+ * Checks that `file` is title `title`'s zip (one entry, `usc<TT>.xml`, whose bytes match their CRC-32 and size).
+ * Throws CorruptZipError.
  */
 export async function readTitleZip(
   file: string,
   title: string,
-  { extractTo, name = file }: { extractTo?: string /** What messages call the zip (default its path). */; name?: string } = {},
+  { name = file }: { /** What messages call the zip (default its path). */ name?: string } = {},
 ): Promise<TitleZipEntry> {
   let zip: ZipFile;
   try {
@@ -59,22 +58,15 @@ export async function readTitleZip(
     }
     let crc = 0;
     let bytes = 0;
-    const out = extractTo ? await open(extractTo, 'w') : null;
-    try {
-      for await (const chunk of await openEntry(zip, entry)) {
-        crc = crc32(chunk as Buffer, crc);
-        bytes += (chunk as Buffer).length;
-        if (out) await out.write(chunk as Buffer);
-      }
-    } finally {
-      await out?.close();
+    for await (const chunk of await openEntry(zip, entry)) {
+      crc = crc32(chunk as Buffer, crc);
+      bytes += (chunk as Buffer).length;
     }
     if (crc >>> 0 !== entry.crc32 >>> 0) {
       throw new CorruptZipError(`${name}: ${entry.fileName} fails its CRC-32 check (the zip is damaged)`);
     }
     return { entry: entry.fileName, xmlBytes: bytes };
   } catch (err) {
-    if (extractTo) await rm(extractTo, { force: true });
     if (err instanceof CorruptZipError) throw err;
     throw new CorruptZipError(`${name} is damaged (${(err as Error).message})`);
   } finally {

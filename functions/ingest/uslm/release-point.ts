@@ -1,4 +1,6 @@
 import { basename } from 'node:path';
+import { titleCode } from '../olrc/titles.ts';
+import { OLRC_SOURCE, titleZipUrl } from '../olrc/urls.ts';
 
 /**
  * Where a title file comes from at the publisher: OLRC names each title at each release point
@@ -11,8 +13,6 @@ export interface TitleOrigin {
   /** The release point as OLRC writes it (`113-31`, `114-329not328`), when the file tells it. */
   releasePoint?: string;
 }
-
-export const OLRC = 'https://uscode.house.gov';
 
 const RELEASE_POINT = String.raw`\d+-\d+[0-9a-z]*`;
 const ZIP_NAME = new RegExp(String.raw`^xml_usc(\d+[a-z]?)@(${RELEASE_POINT})\.zip$`, 'i');
@@ -45,8 +45,8 @@ export function originOf(file: string, title: string, publicationName: string): 
   return { titleFile: fileNameOfTitle(title), ...(rp && { releasePoint: rp.toLowerCase() }) };
 }
 
-/** OLRC's download address of a title at a release point: the address writes appendix titles in lower case (`05a`). */
-export function olrcZipUrl(origin: Required<TitleOrigin>, base: string = OLRC): string {
+/** OLRC's download address of a title at a release point (the fetch connector's scheme: appendix titles in lower case, `05a`). */
+export function olrcZipUrl(origin: Required<TitleOrigin>, source: string = OLRC_SOURCE): string {
   const [congress, law] = origin.releasePoint.split(/-(.*)/s) as [string, string];
-  return `${base}/download/releasepoints/us/pl/${congress}/${law}/xml_usc${origin.titleFile.toLowerCase()}@${origin.releasePoint}.zip`;
+  return titleZipUrl(source, { id: origin.releasePoint, congress: Number(congress), law }, titleCode(origin.titleFile));
 }

@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { IngestBusyError } from '#ingest/jobs.ts';
 import { ingestedMarker, ingestTitleZip } from '#ingest/olrc/ingest-title.ts';
 import { CURRENT_MARKER, currentRecord } from '#ingest/olrc/title-jobs.ts';
-import { CorruptZipError } from '#ingest/olrc/title-zip.ts';
 import { titleName } from '#ingest/olrc/titles.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
 import { ENV, type LambdaEnv } from '../env.ts';
@@ -57,7 +56,7 @@ export function uscodeIngestHandler(adapters: UscodeIngestAdapters) {
     } catch (err) {
       if (err instanceof IngestBusyError) throw new UscodeStepError(USCODE_ERRORS.ingestBusy, err.message);
       if (err instanceof StoredZipError && err.missing) throw new UscodeStepError(USCODE_ERRORS.zipNotInBucket, err.message);
-      if (err instanceof CorruptZipError || err instanceof StoredZipError) throw new UscodeStepError(USCODE_ERRORS.corruptZip, err.message);
+      if (err instanceof StoredZipError) throw new UscodeStepError(USCODE_ERRORS.corruptZip, err.message);
       throw err;
     } finally {
       await rm(workDir, { recursive: true, force: true });
