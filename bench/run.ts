@@ -29,14 +29,7 @@ import { machine } from './machine.ts';
 import { createKeys, procStatus, REPO, type RunningServer, rotatingAuth, startServer } from './proc.ts';
 import { type CpuBreakdown, profileIngest, profileLoad } from './profile.ts';
 import { pureFigures } from './pure.ts';
-import {
-  type BareResults,
-  type BenchResults,
-  costliestAccepted,
-  type MeterResults,
-  renderReport,
-  type SizeHttp,
-} from './report.ts';
+import { type BareResults, type BenchResults, costliestAccepted, type MeterResults, renderReport, type SizeHttp } from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { buildScaleStore } from './scale.ts';
 import { searchMatches } from './search-matches.ts';
