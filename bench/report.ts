@@ -912,6 +912,30 @@ function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslm
           '',
         ]
       : []),
+    ...growingTitles(u.growing ?? []),
+  ];
+}
+
+/** Step 5 of the USLM section: peak RSS past the largest real title, on synthetic titles of growing size. */
+function growingTitles(g: NonNullable<UslmIngestFigures['growing']>): string[] {
+  if (g.length < 2) return [];
+  const peak = (w: IngestWorkerResult) => w.peakRssAfterIngestBytes ?? w.peakRssBytes;
+  const [first, last] = [g[0]!, g.at(-1)!];
+  const grows = peak(last.worker) / peak(first.worker);
+  return [
+    "Past the largest real title: synthetic titles (bench/synthetic-uslm.ts: real sentences and headings of the sample, OLRC's structure), " +
+      'one edition each, each alone into a fresh data dir, as above.',
+    '',
+    '| synthetic title | MB of XML | versions | time | MB/s | peak RSS | peak JS heap |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+    ...g.map(
+      (x) =>
+        `| ${int(x.sections)} sections | ${(x.xmlBytes / 1e6).toFixed(1)} | ${int(x.versions)} | ${sec(x.worker.ingestMs)} | ${(x.xmlBytes / 1e6 / (x.worker.ingestMs / 1000)).toFixed(2)} | ${mib(peak(x.worker))} | ${x.worker.peakHeapDuringIngestBytes ? mib(x.worker.peakHeapDuringIngestBytes) : '–'} |`,
+    ),
+    '',
+    `Peak RSS, ${int(last.sections)} sections ÷ ${int(first.sections)}: ${ratio(grows)} for ${ratio(last.xmlBytes / first.xmlBytes)} the XML ` +
+      `(must not grow with the size of a title: ${verdict(grows < 1.25)}, within 25 %).`,
+    '',
   ];
 }
 

@@ -145,6 +145,10 @@ async function writeEdition(pool: TextPool, file: string, sections: number, edit
 
 export const EDITION_DATES = ['2015-01-01', '2019-01-01', '2023-01-01'] as const;
 
+/** One edition of a synthetic title of `sections` sections, at `file`. */
+export const writeSyntheticEdition = (pool: TextPool, file: string, sections: number): Promise<SyntheticEdition> =>
+  writeEdition(pool, file, sections, 1, EDITION_DATES[0]);
+
 /** The three editions of the synthetic title in `dir`. */
 export async function writeSyntheticTitle(pool: TextPool, dir: string, sections: number): Promise<SyntheticEdition[]> {
   const out: SyntheticEdition[] = [];

@@ -6,7 +6,8 @@
  *   1. the baseline: the USLM reader alone on the same files, no store (bench/uslm-parse-child.ts);
  *   2. a first load of every file the reader accepts into a fresh data dir, then coverage and audit;
  *   3. the same ingest again on that data dir: nothing changed, nothing to write;
- *   4. the largest and the smallest title alone, each into a fresh data dir: peak RSS must not grow with a title's size.
+ *   4. the largest and the smallest title alone, each into a fresh data dir: peak RSS must not grow with a title's size;
+ *   5. the same past the largest real title: synthetic titles of growing size (bench/synthetic-uslm.ts), each alone.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -15,6 +16,8 @@ import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { IngestWorkerResult } from './ingest-worker.ts';
 import { REPO, runNode } from './proc.ts';
+import { readSampleCorpus } from './sample-corpus.ts';
+import { textPool, writeSyntheticEdition } from './synthetic-uslm.ts';
 import type { ParseChildResult } from './uslm-parse-child.ts';
 
 const run = promisify(execFile);
@@ -54,7 +57,12 @@ export interface UslmIngestFigures {
   rerun: UslmIngestRun;
   /** The largest and the smallest accepted file, each alone into a fresh data dir, beside the reader alone on it. */
   single: (UslmIngestRun & { which: 'largest' | 'smallest'; file: string; parsePeakRssBytes: number })[];
+  /** Synthetic titles of growing size, one edition each, each alone into a fresh data dir. */
+  growing?: (UslmIngestRun & { sections: number })[];
 }
+
+/** Sections of the synthetic titles of step 5 (1.48 MB of XML a thousand): about 1×, 4× and 16× the largest real title carried (4.1 MB). */
+export const GROWING_SECTIONS = [3_000, 12_000, 48_000];
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -177,8 +185,20 @@ export async function uslmIngestFigures(dirArg: string, log: (line: string) => v
           `peak RSS ${((w.peakRssAfterIngestBytes ?? 0) / 2 ** 20).toFixed(0)} MiB (reader alone ${(alone.peakRssBytes / 2 ** 20).toFixed(0)} MiB)`,
       );
     }
+    const pool = textPool(await readSampleCorpus());
+    const growing: NonNullable<UslmIngestFigures['growing']> = [];
+    for (const sections of GROWING_SECTIONS) {
+      const edition = await writeSyntheticEdition(pool, join(temp, `synthetic-${sections}.xml`), sections);
+      const w = await worker({ dataDir: join(temp, `data-synthetic-${sections}`), files: [edition.file], after: false }, log);
+      growing.push({ sections, worker: w, versions: versionsOf(w), xmlBytes: edition.bytes });
+      await rm(edition.file, { force: true });
+      log(
+        `  synthetic title of ${sections} sections (${(edition.bytes / 1e6).toFixed(1)} MB): ${mbps(edition.bytes, w.ingestMs)} MB/s, ` +
+          `peak RSS ${((w.peakRssAfterIngestBytes ?? 0) / 2 ** 20).toFixed(0)} MiB, peak heap ${((w.peakHeapDuringIngestBytes ?? 0) / 2 ** 20).toFixed(0)} MiB`,
+      );
+    }
     const shown = dir.startsWith(`${REPO}/`) ? dir.slice(REPO.length + 1) : dir;
-    return { dir: shown, loadAverage, zips, unzipMs, files, parse, firstLoad, rerun, single };
+    return { dir: shown, loadAverage, zips, unzipMs, files, parse, firstLoad, rerun, single, growing };
   } finally {
     await rm(temp, { recursive: true, force: true });
   }

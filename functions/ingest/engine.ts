@@ -69,8 +69,18 @@ function scopeId(scope: EditionScope): string {
 
 const editionIdOf = (collection: string, date: string, scope: EditionScope): string => `${collection}@${date}#${scopeId(scope)}`;
 
-const inScope = (scope: EditionScope, key: string): boolean =>
-  scope.kind === 'prefix' ? key.startsWith(scope.prefix) : scope.keys.includes(key);
+/** Key sets of `keys` scopes, built once per scope: an edition of a whole code may name tens of thousands of keys. */
+const scopeKeySets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function inScope(scope: EditionScope, key: string): boolean {
+  if (scope.kind === 'prefix') return key.startsWith(scope.prefix);
+  let keys = scopeKeySets.get(scope.keys);
+  if (!keys) {
+    keys = new Set(scope.keys);
+    scopeKeySets.set(scope.keys, keys);
+  }
+  return keys.has(key);
+}
 
 /**
  * Apply one edition: record each covered key's observation, derive its versions, and write the difference in the
