@@ -172,6 +172,17 @@ describe('the embedded DynamoDB admits only requests signed with its credentials
     expect(tracker.stamp(TABLES.ops)).not.toBe(before);
   });
 
+  it('counts a write in its own thread, ended before the answer arrives: a stamp taken then is already usable', async () => {
+    for (const id of ['one', 'two', 'three']) {
+      const before = tracker.stamp(TABLES.ops);
+      const answer = await raw({ ...putItem(id), credentials: dynalite.access.credentials });
+      expect(answer.status).toBe(200);
+      const after = tracker.stamp(TABLES.ops);
+      expect(after).not.toBeNull();
+      expect(after).not.toBe(before);
+    }
+  });
+
   it('gives every store fresh credentials of its own', async () => {
     const other = await startDynalite();
     try {

@@ -7,61 +7,84 @@ export interface ChangeStamps {
   stamp(table: string): number | null;
 }
 
-interface TableState {
-  generation: number;
-  inFlight: number;
-  closed: boolean;
+/** Slots of a WriteCounters: table names hash into them; two tables sharing one only cost each other cache hits. */
+const SLOTS = 256;
+
+function slotOf(table: string): number {
+  let h = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < table.length; i++) h = Math.imul(h ^ table.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % SLOTS;
 }
 
 /**
- * Stamps for stores whose every write is seen in this process: the embedded DynamoDB (its server reports each write
- * request it admits, from any client: see `admitSignedOnly` in dynalite.ts) and the embedded PostgreSQL (written only through this
- * process's adapters).
+ * Each table's write generation and writes in flight, in memory a worker thread shares: the embedded DynamoDB's
+ * server, in a thread of its own, counts the writes it admits here, synchronously, before it applies them and
+ * before its answer leaves, so a reader in another thread never sees a write's result with the old counters.
  */
-export class WriteTracker implements ChangeStamps {
-  private readonly tables = new Map<string, TableState>();
-  /** Set by closeAll: every table, named before or after, is closed. */
-  private allClosed = false;
+export class WriteCounters {
+  readonly buffer: SharedArrayBuffer;
+  private readonly cells: Int32Array;
 
-  private of(table: string): TableState {
-    let state = this.tables.get(table);
-    if (!state) {
-      state = { generation: 0, inFlight: 0, closed: this.allClosed };
-      this.tables.set(table, state);
-    }
-    return state;
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(SLOTS * 2 * Int32Array.BYTES_PER_ELEMENT)) {
+    this.buffer = buffer;
+    this.cells = new Int32Array(buffer);
   }
 
   /** A write to `table` is about to be applied. */
   begin(table: string): void {
-    const s = this.of(table);
-    s.inFlight++;
-    s.generation++;
+    const at = slotOf(table) * 2;
+    Atomics.add(this.cells, at + 1, 1);
+    Atomics.add(this.cells, at, 1);
   }
 
   /** A write that `begin` announced has been applied (or has failed). */
   end(table: string): void {
-    const s = this.of(table);
-    s.inFlight = Math.max(0, s.inFlight - 1);
-    s.generation++;
+    const at = slotOf(table) * 2;
+    Atomics.add(this.cells, at, 1);
+    for (let n = Atomics.load(this.cells, at + 1); n > 0; n = Atomics.load(this.cells, at + 1)) {
+      if (Atomics.compareExchange(this.cells, at + 1, n, n - 1) === n) break;
+    }
+  }
+
+  /** The table's generation, or null while a write to it is in flight. */
+  read(table: string): number | null {
+    const at = slotOf(table) * 2;
+    return Atomics.load(this.cells, at + 1) > 0 ? null : Atomics.load(this.cells, at);
+  }
+}
+
+/**
+ * Stamps for stores whose every write is seen on this machine by this process: the embedded DynamoDB (its server
+ * counts each write request it admits, from any client: see `admitSignedOnly` in dynalite-server.ts) and the
+ * embedded PostgreSQL (written only through this process's adapters).
+ */
+export class WriteTracker implements ChangeStamps {
+  readonly counters = new WriteCounters();
+  /** Tables whose store is gone: they never stamp again. */
+  private readonly closed = new Set<string>();
+  /** Set by closeAll: every table, named before or after, is closed. */
+  private allClosed = false;
+
+  begin(table: string): void {
+    this.counters.begin(table);
+  }
+
+  end(table: string): void {
+    this.counters.end(table);
   }
 
   /** The store behind `table` is gone: nothing may be answered from memory any more (it must fail as the store does). */
   close(table: string): void {
-    const s = this.of(table);
-    s.closed = true;
-    s.generation++;
+    this.closed.add(table);
   }
 
   /** The whole store is gone (every table it holds). */
   closeAll(): void {
     this.allClosed = true;
-    for (const table of this.tables.keys()) this.close(table);
   }
 
   stamp(table: string): number | null {
-    const s = this.of(table);
-    return s.closed || s.inFlight > 0 ? null : s.generation;
+    return this.allClosed || this.closed.has(table) ? null : this.counters.read(table);
   }
 
   /** Runs a write of this process's own, announced around it. */

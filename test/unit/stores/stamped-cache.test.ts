@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WriteTracker } from '#stores/cache/change-stamps.ts';
 import { StampedCache } from '#stores/cache/stamped-cache.ts';
-import { writtenTables } from '#stores/dynamodb/dynalite.ts';
+import { writtenTables } from '#stores/dynamodb/dynalite-server.ts';
 
 const T = 'versions';
 
