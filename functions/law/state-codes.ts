@@ -1,5 +1,3 @@
-import type { Collection } from './collections.ts';
-
 /**
  * State codes cited as `<title>-<chapter>-<section>` (Tennessee, Mississippi and most states the same publisher
  * converts): the key is the section number as the state prints it (`1-3-101`, `3-3-15.1`), or `<first>-to-<last>`
@@ -33,7 +31,8 @@ const squash = (s: string) => s.trim().replace(/\s+/g, ' ');
 /** The publisher sometimes prints a section number's hyphens as en dashes (`5–3–77`). */
 const hyphens = (s: string) => s.replace(/(\d)\s*[–‑]\s*(?=\d)/g, '$1-');
 
-export function stateCodeCollection(spec: StateCodeSpec): Collection {
+/** A state code's collection: a Collection of functions/law/collections.ts, which lists it (so this module imports nothing of it). */
+export function stateCodeCollection(spec: StateCodeSpec) {
   const section = spec.sectionNumber ?? DEFAULT_SECTION;
   const keyRe = new RegExp(`^(${section})(?:-to-(${section}))?$`);
   const titleRe = /^(\d+)-/;
@@ -54,14 +53,14 @@ export function stateCodeCollection(spec: StateCodeSpec): Collection {
   return {
     id: spec.id,
     jurisdiction: spec.jurisdiction,
-    corpus: 'statutes',
+    corpus: 'statutes' as const,
     name: spec.name,
-    cadenceClass: 'edition',
-    temporalBasis: 'compiled-edition',
+    cadenceClass: 'edition' as const,
+    temporalBasis: 'compiled-edition' as const,
     timeZone: spec.timeZone,
     sourceSystem: spec.sourceSystem,
-    ownsKey: (key) => keyRe.test(key),
-    normalizeKey: (raw) => {
+    ownsKey: (key: string) => keyRe.test(key),
+    normalizeKey: (raw: string): string | null => {
       const k = hyphens(squash(raw))
         .replace(/^§§?\s*/, '')
         .replace(new RegExp(`(${section})${RUN}(${section})`), '$1-to-$2')
@@ -69,19 +68,19 @@ export function stateCodeCollection(spec: StateCodeSpec): Collection {
         .toLowerCase();
       return keyRe.test(k) ? k : null;
     },
-    parsePrinted: (text) => {
+    parsePrinted: (text: string): string | null => {
       const m = printedRe.exec(hyphens(squash(text)));
       return m ? keyOf(m[1]!, m[2]) : null;
     },
-    display: (key) => {
+    display: (key: string): string => {
       const m = keyRe.exec(key);
       if (m?.[2]) return `${spec.citedAs} §§ ${m[1]} to ${m[2]}`;
       return `${spec.citedAs} § ${key}`;
     },
     parts,
     sourceUrl: () => spec.homeUrl,
-    titleOf: (keyOrPrefix) => titleRe.exec(keyOrPrefix)?.[1] ?? null,
-    titleName: (title) => spec.titleNames[title],
+    titleOf: (keyOrPrefix: string): string | null => titleRe.exec(keyOrPrefix)?.[1] ?? null,
+    titleName: (title: string): string | undefined => spec.titleNames[title],
   };
 }
 
@@ -131,4 +130,4 @@ export const mississippiCode = stateCodeCollection({
   homeUrl: 'https://github.com/UniCourt/cic-code-ms',
 });
 
-export const STATE_CODES: readonly Collection[] = [tennesseeCode, mississippiCode];
+export const STATE_CODES = [tennesseeCode, mississippiCode] as const;
