@@ -58,6 +58,22 @@ async function cli(args: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
+/** `fetch state-code tn` of releases 72 and 73 of title 15 from the stand-in. */
+const tn15 = (dataDir: string) => [
+  'fetch',
+  'state-code',
+  'tn',
+  '--source',
+  source,
+  '--releases',
+  '72,73',
+  '--titles',
+  '15',
+  '--data-dir',
+  dataDir,
+  '--json',
+];
+
 async function versionsIn(dataDir: string, jurisdiction: string, key: string) {
   const stores = await openLocalStores({ dataDir });
   try {
@@ -76,20 +92,7 @@ describe("asof fetch state-code from an address in the publisher's layout", () =
     requests.length = 0;
 
     // Act
-    const first = await cli([
-      'fetch',
-      'state-code',
-      'tn',
-      '--source',
-      source,
-      '--releases',
-      '72,73',
-      '--titles',
-      '15',
-      '--data-dir',
-      dataDir,
-      '--json',
-    ]);
+    const first = await cli(tn15(dataDir));
 
     // Assess
     expect(first.code, first.err).toBe(0);
@@ -113,20 +116,7 @@ describe("asof fetch state-code from an address in the publisher's layout", () =
     ]);
 
     requests.length = 0;
-    const again = await cli([
-      'fetch',
-      'state-code',
-      'tn',
-      '--source',
-      source,
-      '--releases',
-      '72,73',
-      '--titles',
-      '15',
-      '--data-dir',
-      dataDir,
-      '--json',
-    ]);
+    const again = await cli(tn15(dataDir));
     expect(again.code, again.err).toBe(0);
     expect(requests).toEqual([]);
     expect(JSON.parse(again.out.slice(again.out.indexOf('{\n')))).toMatchObject({ downloaded: 0, editions: 2, changedEditions: 0 });

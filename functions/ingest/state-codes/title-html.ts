@@ -51,7 +51,7 @@ export function headingKeys(collection: Collection, numbers: string): string[] |
   return keys.every((k) => k !== null) ? (keys as string[]) : null;
 }
 
-type ListKind = 'decimal' | 'lower-alpha' | 'upper-alpha' | 'lower-roman' | 'upper-roman';
+type ListKind = 'bullet' | 'decimal' | 'lower-alpha' | 'upper-alpha' | 'lower-roman' | 'upper-roman';
 
 interface OpenList {
   kind: ListKind;
@@ -167,7 +167,7 @@ export class TitleHtmlReader {
     } else if (name === 'li') {
       this.flushListLine();
       const level = list.levels.at(-1);
-      list.line = level ? `(${label(level.kind, level.next++)}) ` : '';
+      list.line = level && level.kind !== 'bullet' ? `(${label(level.kind, level.next++)}) ` : '';
     } else if (name === 'br' && list.line !== null) list.line += ' ';
   }
 
@@ -386,7 +386,7 @@ function textsOfOneRelease(a: ReadSection, b: ReadSection, releaseDate: string):
 }
 
 function listKind(name: string, attributes: Record<string, string>): ListKind {
-  if (name === 'ul') return 'decimal';
+  if (name === 'ul') return 'bullet';
   if (attributes.class === 'alpha') return 'lower-alpha';
   switch (attributes.type) {
     case 'a':
@@ -433,6 +433,8 @@ function roman(n: number): string {
 /** An item's label as the publisher's list style prints it: a, b … z, aa, bb … (statute style, as the ids write them). */
 function label(kind: ListKind, n: number): string {
   switch (kind) {
+    case 'bullet':
+      return '';
     case 'decimal':
       return String(n);
     case 'lower-alpha':
