@@ -5,6 +5,7 @@ import { readDcManifest } from '#ingest/dc-code.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
 import { APPENDIX_TEXT, readRuleSet } from '#ingest/rules.ts';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
+import { readStateCode } from '#ingest/state-codes/editions.ts';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
 import { SAMPLE_DIR } from '#local/local-runtime.ts';
@@ -28,6 +29,7 @@ export async function readSampleCorpus(): Promise<SampleDocument[]> {
   for (const req of manifest.ingest) {
     if (req.kind === 'uslm') editions.push(...(await Promise.all(req.files.map((f) => readUslmTitle(at(f), { retrievedAt })))).flat());
     else if (req.kind === 'dc-code') editions.push(...(await readDcManifest(at(req.manifest), { retrievedAt })));
+    else if (req.kind === 'state-code') editions.push(...(await readStateCode(req.state, req.paths.map(at), retrievedAt)));
     else if (req.set === APPENDIX_TEXT) editions.push(...(await readAppendixText(req.paths.map(at), { retrievedAt })));
     else editions.push(...(await readRuleSet(req.set ?? 'frap', req.paths.map(at), { retrievedAt })));
   }

@@ -7,6 +7,7 @@ import { readDcManifest } from './dc-code.ts';
 import { type IngestReport, ingestEdition } from './engine.ts';
 import { APPENDIX_TEXT, INGEST_RULE_SETS, type IngestRuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
 import type { SourceEdition } from './source.ts';
+import { readStateCode } from './state-codes/editions.ts';
 import { readUslmTitle } from './uslm.ts';
 
 /** An ingest as the CLI, the local admin socket and the scheduled job describe it. Paths are absolute. */
@@ -14,6 +15,8 @@ export type IngestRequest =
   /** USLM title files (.xml, or OLRC's release-point .zip); `sourceUrl` only with one file (e.g. read from a mirror). */
   | { kind: 'uslm'; files: string[]; date?: string; label?: string; retrievedAt?: string; sourceUrl?: string }
   | { kind: 'dc-code'; manifest: string; retrievedAt?: string }
+  /** A state code's title files in the publisher's structured HTML (functions/ingest/state-codes); folders are searched. */
+  | { kind: 'state-code'; state: string; paths: string[]; retrievedAt?: string }
   | {
       kind: 'rules';
       set?: IngestRuleSetId;
@@ -57,6 +60,8 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
     }
     case 'dc-code':
       return readDcManifest(req.manifest, { retrievedAt });
+    case 'state-code':
+      return readStateCode(req.state, req.paths, retrievedAt);
     case 'rules': {
       const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
       if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${INGEST_RULE_SETS.join('|')}`);

@@ -1,4 +1,5 @@
 import type { CadenceClass, Citation, Corpus, TemporalBasis } from './model.ts';
+import { STATE_CODES } from './state-codes.ts';
 import { uscDisplay, uscNormalizeKey, uscOwnsKey, uscParsePrinted, uscParts } from './usc-keys.ts';
 import { uscTitleName } from './usc-titles.ts';
 
@@ -327,7 +328,7 @@ const ndrappp = ruleSet({
   sourceUrl: (n) => `https://www.ndcourts.gov/legal-resources/rules/ndrappp/${n}`,
 });
 
-export const COLLECTIONS: readonly Collection[] = [usc, dcCode, frap, frcp, fre, frcrp, frbp, supCt, ndrappp];
+export const COLLECTIONS: readonly Collection[] = [usc, dcCode, frap, frcp, fre, frcrp, frbp, supCt, ndrappp, ...STATE_CODES];
 
 const byId = new Map(COLLECTIONS.map((c) => [c.id, c]));
 

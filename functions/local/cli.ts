@@ -17,6 +17,8 @@ import { parseReleasePointId, ReleasePointError } from '#ingest/olrc/release-poi
 import { TitleCodeError, titleCode } from '#ingest/olrc/titles.ts';
 import { normalizeSource, OLRC_SOURCE, SourceError } from '#ingest/olrc/urls.ts';
 import { INGEST_RULE_SETS, ruleSetOf } from '#ingest/rules.ts';
+import type { FetchStateCodeRequest, FetchStateCodeResult } from '#ingest/state-codes/fetch.ts';
+import { STATE_CODE_FORMATS } from '#ingest/state-codes/formats.ts';
 import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
 import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts';
 import { callAdminJob } from './admin-socket.ts';
@@ -56,6 +58,8 @@ const CLI_OPTIONS = {
   latest: { type: 'boolean' },
   since: { type: 'string' },
   titles: { type: 'string' },
+  releases: { type: 'string' },
+  state: { type: 'string' },
   source: { type: 'string' },
   /** A deployed stage's name (bin/stages.ts): the keys commands then act on its tables and gateway. */
   stage: { type: 'string' },
@@ -93,6 +97,12 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
                              download the US Code's title zips from the publisher (${OLRC_SOURCE}), check and
                              ingest them (release points as OLRC writes them: 118-158, 114-329not328; --since: that
                              one and every later one); a re-run fetches and writes only what is missing
+  ingest state-code --state tn|ms PATH... [--retrieved-at ISO]
+                             a state code's title files in the publisher's structured HTML (folders are searched)
+  fetch state-code tn|ms [--source DIR|URL] [--releases 72,73] [--titles 1,15] [--json]
+                             a state code's title files from a source in the publisher's layout
+                             (transforms/<st>/oc<st>/rNN/gov.<st>.<code>.title.NN.html; default: UniCourt's
+                             repository at the commit configured), kept in the data dir, then ingested
   audit [--json]             run the quality audit now
   probe                      run the corpus health probe now
   reindex                    rebuild the search index from the stored versions
@@ -147,14 +157,17 @@ async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readon
       case 'plans':
         return plans(sub, flags, io);
       case 'ingest':
-        if (!sub) throw new UsageError('ingest needs a source kind: uslm, dc-code, rules or courtlistener');
+        if (!sub) throw new UsageError('ingest needs a source kind: uslm, dc-code, rules, state-code or courtlistener');
         if (sub === 'courtlistener') {
           if (!rest.length) throw new UsageError('ingest courtlistener needs at least one file or folder of CourtListener records');
           return await runJob('ingest-courtlistener', { paths: rest.map((p) => abs(flags.cwd, p)) }, dataDir, io, flags.json);
         }
         return await runJob('ingest', ingestRequest(sub, rest, flags), dataDir, io, flags.json);
       case 'fetch':
-        if (sub !== 'uscode') throw new UsageError(`fetch takes one source: uscode${sub ? ` (got '${sub}')` : ''}`);
+        if (sub === 'state-code') {
+          return await runJob('fetch-state-code', stateCodeRequest(rest, flags, dataDir), dataDir, io, flags.json, stateCodeExitCode);
+        }
+        if (sub !== 'uscode') throw new UsageError(`fetch takes one source: uscode or state-code${sub ? ` (got '${sub}')` : ''}`);
         if (rest.length) throw new UsageError(`fetch uscode takes no file (got '${rest[0]}')`);
         return await runJob('fetch-uscode', fetchRequest(flags, dataDir), dataDir, io, flags.json, fetchExitCode);
       case 'audit':
@@ -272,8 +285,15 @@ function ingestRequest(kind: string, paths: string[], flags: CliFlags): IngestRe
       }
       return { kind: 'rules', set, paths: files, ...common, ...(flags.basis && { temporalBasis: flags.basis as TemporalBasis }) };
     }
+    case 'state-code': {
+      const state = flags.state?.toLowerCase();
+      if (!state || !Object.hasOwn(STATE_CODE_FORMATS, state)) {
+        throw new UsageError(`ingest state-code needs --state ${Object.keys(STATE_CODE_FORMATS).join('|')}`);
+      }
+      return { kind: 'state-code', state, paths: files, ...(retrievedAt && { retrievedAt }) };
+    }
     default:
-      throw new UsageError(`unknown source kind '${kind}' (uslm, dc-code, rules, courtlistener)`);
+      throw new UsageError(`unknown source kind '${kind}' (uslm, dc-code, rules, state-code, courtlistener)`);
   }
 }
 
@@ -336,6 +356,38 @@ function fetchRequest(flags: CliFlags, dataDir: string): FetchUscodeRequest {
     throw err;
   }
 }
+
+/** `asof fetch state-code ST [--source DIR|URL] [--releases 72,73] [--titles 1,15]`, checked before anything is read. */
+function stateCodeRequest(args: string[], flags: CliFlags, dataDir: string): FetchStateCodeRequest {
+  const [state, ...extra] = args;
+  if (!state) throw new UsageError(`fetch state-code needs a state: ${Object.keys(STATE_CODE_FORMATS).join(', ')}`);
+  if (extra.length) throw new UsageError(`fetch state-code takes one state (got '${extra[0]}' too); use --source for where to read`);
+  if (!Object.hasOwn(STATE_CODE_FORMATS, state.toLowerCase())) {
+    throw new UsageError(`no state code '${state}' (known: ${Object.keys(STATE_CODE_FORMATS).join(', ')})`);
+  }
+  const numbers = (flag: string, value: string | undefined, what: string): number[] | undefined => {
+    if (value === undefined) return undefined;
+    const items = value.split(',').map((v) => v.trim().replace(/^r/i, ''));
+    if (!items.length || items.some((v) => !/^\d{1,3}$/.test(v))) throw new UsageError(`--${flag} takes ${what} (got '${value}')`);
+    return items.map(Number);
+  };
+  const releases = numbers('releases', flags.releases, 'release numbers, e.g. --releases 72,73');
+  const titles = numbers('titles', flags.titles, 'title numbers, e.g. --titles 1,15')?.map((t) => String(t).padStart(2, '0'));
+  const source = flags.source;
+  if (source !== undefined && /^[a-z]+:\/\//i.test(source) && !/^https?:\/\//i.test(source)) {
+    throw new UsageError(`--source is a folder or an http(s) address (got '${source}')`);
+  }
+  return {
+    state: state.toLowerCase(),
+    cacheDir: join(dataDir, 'sources', 'state-codes'),
+    ...(source !== undefined && { source: /^https?:\/\//i.test(source) ? source : abs(flags.cwd, source) }),
+    ...(releases && { releases }),
+    ...(titles && { titles }),
+  };
+}
+
+/** 1 when a file could not be fetched (a re-run tries it again). */
+const stateCodeExitCode = (result: unknown): number => ((result as FetchStateCodeResult).failed.length > 0 ? 1 : 0);
 
 /** 1 when a title failed (the run can be repeated: it resumes and fetches only what is missing). */
 const fetchExitCode = (result: unknown): number => ((result as FetchUscodeResult).failed > 0 ? 1 : 0);

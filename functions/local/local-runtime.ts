@@ -15,6 +15,7 @@ import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
 import { type FetchUscodeRequest, fetchUscode } from '#ingest/olrc/fetch-uscode.ts';
+import { type FetchStateCodeRequest, fetchStateCode } from '#ingest/state-codes/fetch.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
@@ -60,7 +61,15 @@ export async function openLocalStores(opts: {
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
-export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check' | 'fetch-uscode';
+export type AdminJobName =
+  | 'ingest'
+  | 'ingest-courtlistener'
+  | 'audit'
+  | 'probe'
+  | 'reindex'
+  | 'formats-check'
+  | 'fetch-uscode'
+  | 'fetch-state-code';
 
 /**
  * Jobs another `asof` command can ask of the stores, directly or through the running server: the jobs of every
@@ -107,6 +116,16 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs, stores: LocalStores) 
       },
       log,
     ),
+  'fetch-state-code': (jobs) => async (body, log) =>
+    fetchStateCode(
+      body as FetchStateCodeRequest,
+      {
+        fetch: (url, init) => fetch(url, init),
+        ingest: async (request, ingestLog) => (await jobs.ingest(request, ingestLog, { afterwards: false })).reports,
+        afterIngest: (afterLog) => jobs.afterIngest(afterLog),
+      },
+      log,
+    ),
 };
 
 /** The jobs on the local stores (the same as every deployment's: functions/app/jobs.ts). */
@@ -148,7 +167,7 @@ async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: s
     const { reports } = await jobs.ingest({ ...absolute, retrievedAt: manifest.retrievedAt }, undefined, { afterwards: false });
     const versions = reports.reduce((n, r) => n + r.writes.put, 0);
     log(
-      `  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`,
+      `  ingested ${req.kind}${req.kind === 'rules' ? ` ${req.set}` : req.kind === 'state-code' ? ` ${req.state}` : ''}: ${reports.length} edition(s), ${versions} versions written in ${Date.now() - began} ms`,
     );
   }
   const { coverage } = await jobs.afterIngest(log);

@@ -188,6 +188,7 @@ describe('the ingest job', () => {
     ['a date that does not exist', { kind: 'uslm', files: ['uslm/usc01@113-31.xml'], date: '2019-02-30' }, 'date'],
     ['an unknown rule set', { kind: 'rules', set: 'cfr', paths: ['rules/frap'] }, 'set'],
     ['a manifest outside a folder', { kind: 'dc-code', manifest: 'manifest.csv' }, 'manifest'],
+    ['a state code not configured', { kind: 'state-code', state: 'ga', paths: ['states/transforms/ga'] }, 'state'],
     ['not an object at all', 'ingest please', 'expected object'],
   ])('refuses an event with %s, saying why, without throwing (a refused event is never retried)', async (_what, event, field) => {
     // Prepare

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import * as z from 'zod';
 import type { IngestRequest } from '#ingest/jobs.ts';
 import { INGEST_RULE_SETS } from '#ingest/rules.ts';
+import { STATE_CODE_FORMATS } from '#ingest/state-codes/formats.ts';
 import { TEMPORAL_BASES } from '#law/model.ts';
 import { isCalendarDate } from '#shared/dates.ts';
 import { JobRefusedError } from '../job-entry.ts';
@@ -56,6 +57,13 @@ const ingestEventSchema = z.discriminatedUnion('kind', [
     temporalBasis: z.enum(TEMPORAL_BASES).optional(),
   }),
   z.strictObject({
+    kind: z.literal('state-code'),
+    state: z.enum(Object.keys(STATE_CODE_FORMATS) as [string, ...string[]]),
+    /** A state code's title files in the publisher's layout, or folders of them (e.g. `states/transforms/tn`). */
+    paths: z.array(sourceName).min(1),
+    retrievedAt: retrievedAt.optional(),
+  }),
+  z.strictObject({
     kind: z.literal('courtlistener'),
     /** CourtListener records into the case-law replica: bulk-data CSV files (.csv, .csv.gz), API records, or folders of them. */
     paths: z.array(sourceName).min(1),
@@ -95,6 +103,7 @@ export async function localIngestRequest(event: LawIngestEvent, files: SourceFil
       return { ...event, manifest: manifest! };
     }
     case 'rules':
+    case 'state-code':
       return { ...event, paths: await local(event.paths) };
   }
 }

@@ -42,6 +42,13 @@ describe('resolveCitation', () => {
     ['us', 'frcp-supp-c', 'frcp:frcp-supp-c'],
     ['us', 'Fed. R. Evid. 702', 'fre:fre-702'],
     ['us', 'Fed. R. Crim. P. 49.1', 'frcrp:frcrp-49.1'],
+    ['tn', 'Tenn. Code Ann. § 1-3-101', 'tn-code:1-3-101'],
+    ['tn', 'T.C.A. § 39-13-101(a)', 'tn-code:39-13-101'],
+    ['tn', '1-3-113.1', 'tn-code:1-3-113.1'],
+    ['ms', 'Miss. Code Ann. § 1-3-1', 'ms-code:1-3-1'],
+    ['ms', 'Miss. Code 1972 Ann. § 87-1-1', 'ms-code:87-1-1'],
+    ['ms', 'Tenn. Code Ann. § 1-3-101', 'foreign:tn-code:1-3-101'],
+    ['dc', 'Miss. Code Ann. § 1-3-1', 'foreign:ms-code:1-3-1'],
     ['us', 'Fed. R. Civ. P. Supp. R. H', 'unrecognised'],
     ['us', 'Fed. R. App. P. 71A', 'unrecognised'],
   ])('%s %j → %s', (j, c, expected) => expect(keyOf(j, c)).toBe(expected));
