@@ -13,7 +13,8 @@ import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import type { IngestRequest } from '#ingest/jobs.ts';
+import { type FetchDcCodeRequest, fetchDcCode } from '#ingest/dc-git/fetch-dc-code.ts';
+import type { FileIngestRequest, IngestRequest } from '#ingest/jobs.ts';
 import { type FetchUscodeRequest, fetchUscode } from '#ingest/olrc/fetch-uscode.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { VersionStore } from '#law/ports.ts';
@@ -60,7 +61,15 @@ export async function openLocalStores(opts: {
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
 
-export type AdminJobName = 'ingest' | 'ingest-courtlistener' | 'audit' | 'probe' | 'reindex' | 'formats-check' | 'fetch-uscode';
+export type AdminJobName =
+  | 'ingest'
+  | 'ingest-courtlistener'
+  | 'audit'
+  | 'probe'
+  | 'reindex'
+  | 'formats-check'
+  | 'fetch-uscode'
+  | 'fetch-dc-code';
 
 /**
  * Jobs another `asof` command can ask of the stores, directly or through the running server: the jobs of every
@@ -107,6 +116,17 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs, stores: LocalStores) 
       },
       log,
     ),
+  'fetch-dc-code': (jobs, stores) => async (body, log) =>
+    fetchDcCode(
+      body as FetchDcCodeRequest,
+      {
+        ingest: async (request, ingestLog) => (await jobs.ingest(request, ingestLog, { afterwards: false })).reports,
+        afterIngest: (afterLog) => jobs.afterIngest(afterLog),
+        markers: stores.ops,
+        now: stores.now,
+      },
+      log,
+    ),
 };
 
 /** The jobs on the local stores (the same as every deployment's: functions/app/jobs.ts). */
@@ -134,7 +154,10 @@ async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: s
   const resuming = await stores.ops.getMarker(SAMPLE_STARTED);
   if (!resuming && (await carriesAnything(stores.versions))) return false; // the operator's own data: leave it alone
   await stores.ops.putMarker(SAMPLE_STARTED, stores.now().toISOString());
-  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { retrievedAt: string; ingest: IngestRequest[] };
+  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as {
+    retrievedAt: string;
+    ingest: FileIngestRequest[];
+  };
   log(`asof: first start on this data dir: loading the bundled sample corpus (${SAMPLE_DIR})`);
   for (const req of manifest.ingest) {
     const at = (p: string) => join(SAMPLE_DIR, p);
