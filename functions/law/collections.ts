@@ -79,7 +79,7 @@ const usc: Collection = {
 
 // ---- Code of the District of Columbia -----------------------------------------------------------------------
 // Title 28's Uniform Commercial Code numbers its sections `28:1-101` (article 1, section 101), as the Council prints them.
-const DC_KEY = /^(\d+[A-Za-z]?)(?:-|:(?=\d+-))(\d+[0-9A-Za-z.:-]*)$/;
+const DC_KEY = /^(\d+[A-Za-z]?)(?:-|:(?=\d+[A-Za-z]?-))(\d+[0-9A-Za-z.:-]*)$/;
 const DC_TITLE = /^(\d+[A-Za-z]?)[-:]/;
 const dcCode: Collection = {
   id: 'dc-code',
