@@ -130,6 +130,10 @@ const REASON_STATUS: Readonly<Record<string, SectionStatus>> = {
   reserved: 'reserved',
   abolished: 'repealed',
 };
+/** The same marks printed as the whole text by older files without a `<reason>`: "[Not funded]." */
+const PRINTED_REASON = /^\[?(Not funded|Not applicable|Applicable [A-Z][a-z]+\.? \d{1,2}, \d{4})\]?\.?$/i;
+/** A placeholder left where a section moved: "Recodified as § 32-531.05", "Recodified at § 2-381.43." */
+const RECODIFIED = /^Recodified (?:as|at|in) §+ ?[\w.:-]+\.?$/;
 const EXPIRY_NOTE = /\b(emergency|temporary) legislation that will expire on ([A-Z][a-z]+\.? \d{1,2}, \d{4})/;
 // The Council wraps its editorial notes in Markdown emphasis (*NOTE: …*), which its site renders as italics.
 const EMPHASIZED_NOTE = /^\*(NOTE:[^*]*)\*$/;
@@ -162,8 +166,8 @@ export function parseDcSection(xml: string, where: string): SourceDocument {
     else renderBlock(node, lines);
   }
   const bodyText = normalizeText(lines.filter(Boolean).join('\n'));
-  const reason = inline(child(root, 'reason'));
-  const reasonStatus = REASON_STATUS[reason.toLowerCase()];
+  const reason = inline(child(root, 'reason')) || (PRINTED_REASON.exec(bodyText)?.[1] ?? '');
+  const reasonStatus = REASON_STATUS[reason.toLowerCase()] ?? (RECODIFIED.test(bodyText) ? 'transferred' : undefined);
   const notes = [reason && !reasonStatus ? `The source marks this section '${reason}'.` : null, expiryNote(expiries)].filter(Boolean);
 
   return {

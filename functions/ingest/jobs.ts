@@ -64,7 +64,7 @@ async function editionsOf(req: IngestRequest, now: Date, log: (line: string) => 
     case 'dc-code':
       return readDcManifest(req.manifest, { retrievedAt });
     case 'dc-code-git':
-      return [await readDcPublicationRequest(req, retrievedAt, log)];
+      return readDcPublicationRequest(req, retrievedAt, log);
     case 'rules': {
       const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
       if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${INGEST_RULE_SETS.join('|')}`);

@@ -1,6 +1,6 @@
 /**
  * `asof fetch dc-code`: the D.C. Council's repository → its publications (the default branch's first-parent line,
- * see publications.ts) → one ingest per publication not yet held, oldest first. What was ingested is recorded in the
+ * see publications.ts) → the publications not yet held, oldest first, ingested a few at a time. What was ingested is recorded in the
  * ops store, a marker per publication commit written after its ingest completed: a second run reads the line again
  * and ingests only the publications without a marker; a run cut short is resumed by running it again (the engine
  * completes a publication whose ingest was interrupted). A repository that cannot be read stops the run before
@@ -86,22 +86,17 @@ export async function fetchDcCode(raw: FetchDcCodeRequest, deps: FetchDcCodeDeps
   };
   let changed = false;
   const started = Date.now();
-  for (const [i, publication] of publications.entries()) {
-    const where = `publication ${publication.date} (${i + 1} of ${publications.length}, ${publication.commit.slice(0, 12)})`;
-    if (await deps.markers.getMarker(publicationMarker(publication.commit))) {
-      result.held++;
-      continue;
-    }
-    const changes = await publicationChanges(repo, publication);
-    let edition: string | null = null;
-    if (changes.length === 0) log(`${where}: no section changed`);
-    else {
-      log(`${where}: ${changes.length} section file${changes.length === 1 ? '' : 's'} changed`);
+  let batch: Pending[] = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const withChanges = batch.filter((p) => p.changes > 0);
+    const editions = new Map<string, string>();
+    if (withChanges.length) {
       const reports = await deps.ingest(
         {
           kind: 'dc-code-git',
           gitdir: repo.gitdir,
-          commit: publication.commit,
+          commits: withChanges.map((p) => p.publication.commit),
           origin: repo.origin,
           retrievedAt: deps.now().toISOString(),
         },
@@ -111,15 +106,31 @@ export async function fetchDcCode(raw: FetchDcCodeRequest, deps: FetchDcCodeDeps
         result.versionsWritten += r.writes.put;
         result.sectionsEnded += r.absentKeys;
         if (r.changedKeys + r.absentKeys > 0) changed = true;
+        editions.set(r.edition.date, r.edition.id);
       }
-      edition = reports[0]?.edition.id ?? null;
     }
-    await deps.markers.putMarker(
-      publicationMarker(publication.commit),
-      JSON.stringify(recordOf(publication, changes.length, edition, deps.now())),
+    // Markers only once the whole batch is in: a batch cut short is ingested again (what it completed, unchanged).
+    for (const p of batch) {
+      const record = recordOf(p.publication, p.changes, editions.get(p.publication.date) ?? null, deps.now());
+      await deps.markers.putMarker(publicationMarker(p.publication.commit), JSON.stringify(record));
+      result.ingested++;
+    }
+    batch = [];
+  };
+  for (const [i, publication] of publications.entries()) {
+    if (await deps.markers.getMarker(publicationMarker(publication.commit))) {
+      result.held++;
+      continue;
+    }
+    const changes = (await publicationChanges(repo, publication)).length;
+    log(
+      `publication ${publication.date} (${i + 1} of ${publications.length}, ${publication.commit.slice(0, 12)}): ` +
+        (changes ? `${changes} section file${changes === 1 ? '' : 's'} changed` : 'no section changed'),
     );
-    result.ingested++;
+    if (batch.length && (batch.length >= BATCH_PUBLICATIONS || batchFiles(batch) + changes > BATCH_FILES)) await flush();
+    batch.push({ publication, changes });
   }
+  await flush();
   if (changed) await deps.afterIngest(log);
   const seconds = (Date.now() - started) / 1000;
   log(
@@ -128,6 +139,20 @@ export async function fetchDcCode(raw: FetchDcCodeRequest, deps: FetchDcCodeDeps
   );
   return result;
 }
+
+interface Pending {
+  publication: Publication;
+  changes: number;
+}
+
+/**
+ * Publications ingested by one ingest (one lease, one index refresh): the Council publishes a few dozen changed
+ * files at a time, and the steps around each ingest cost more than its writes. A publication of more than BATCH_FILES
+ * files (the first: the whole Code) goes alone.
+ */
+const BATCH_PUBLICATIONS = 20;
+const BATCH_FILES = 2_000;
+const batchFiles = (batch: readonly Pending[]) => batch.reduce((n, p) => n + p.changes, 0);
 
 const recordOf = (p: Publication, changes: number, edition: string | null, now: Date): IngestedPublication => ({
   subject: p.subject,

@@ -33,7 +33,12 @@ export function publicationEdition(
     label: publication.date,
     temporalBasis: 'compiled-edition',
     retrievedAt: options.retrievedAt,
-    scope: { kind: 'keys', keys: [...new Set(changes.map((c) => c.key))].sort() },
+    // The first publication shows the whole Code: it speaks for every key (and its record stays small, where the
+    // list of its 23,000 keys would come near DynamoDB's 400 KB item limit). Later ones speak for what they changed.
+    scope:
+      publication.previous === null
+        ? { kind: 'prefix', prefix: '' }
+        : { kind: 'keys', keys: [...new Set(changes.map((c) => c.key))].sort() },
     source:
       `${repo.origin} @ ${publication.commit} (${publication.subject}): ` +
       `${count('A')} section files added, ${count('M')} modified, ${count('D')} deleted`,
@@ -57,12 +62,13 @@ async function* readSections(
   }
 }
 
-/** The ingest request of one publication (`asof fetch dc-code` sends one per publication, see fetch-dc-code.ts). */
+/** The ingest request of publications of the repository (`asof fetch dc-code` sends a few at a time, see fetch-dc-code.ts). */
 export interface DcPublicationRequest {
   kind: 'dc-code-git';
   /** The repository's git folder (absolute), as openDcRepository left it. */
   gitdir: string;
-  commit: string;
+  /** Publication commits on the default branch's line. */
+  commits: string[];
   /** What `--repo` named, for the edition record. */
   origin: string;
   retrievedAt?: string;
@@ -76,10 +82,16 @@ export async function readDcPublicationRequest(
   req: DcPublicationRequest,
   retrievedAt: string,
   log: (line: string) => void,
-): Promise<SourceEdition> {
+): Promise<SourceEdition[]> {
   if (lastCache?.gitdir !== req.gitdir) lastCache = { gitdir: req.gitdir, cache: {} };
   const repo = { gitdir: req.gitdir, cache: lastCache.cache, origin: req.origin };
-  const publication = await publicationAt(repo, req.commit);
+  const editions: SourceEdition[] = [];
+  for (const commit of req.commits) editions.push(await editionAt(repo, commit, retrievedAt, log));
+  return editions;
+}
+
+async function editionAt(repo: Repo, commit: string, retrievedAt: string, log: (line: string) => void): Promise<SourceEdition> {
+  const publication = await publicationAt(repo, commit);
   const changes = await publicationChanges(repo, publication);
   let shown = Date.now();
   let pass = 0;
