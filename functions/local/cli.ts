@@ -349,6 +349,8 @@ function fetchRequest(flags: CliFlags, dataDir: string): FetchUscodeRequest {
 /** `asof fetch dc-code`'s options: a local --repo is made absolute (the running server may have another directory). */
 function fetchDcCodeRequest(flags: CliFlags, dataDir: string): FetchDcCodeRequest {
   const { repo, since } = flags;
+  const foreign = (['latest', 'release-point', 'titles', 'source'] as const).filter((f) => flags[f] !== undefined);
+  if (foreign.length) throw new UsageError(`fetch dc-code takes --repo and --since, not --${foreign.join(', --')}`);
   if (since !== undefined && !/^(\d{4}-\d{2}-\d{2}|[0-9a-f]{7,40})$/i.test(since))
     throw new UsageError(`--since takes a publication's commit (7 to 40 hex digits) or a date YYYY-MM-DD (got '${since}')`);
   return {
