@@ -4,7 +4,7 @@ import { decodeOwner, EXPIRY_ONLY, type LeaseOwner, type LeaseRuntime, takeLease
 import type { LeaseRecord, OpsStore } from '#ops/ports.ts';
 import { readAppendixText } from './appendix-text.ts';
 import { readDcManifest } from './dc-code.ts';
-import { type DcPublicationRequest, readDcPublicationRequest } from './dc-git/publication-edition.ts';
+import type { DcPublicationRequest } from './dc-git/publication-edition.ts';
 import { type IngestReport, ingestEdition } from './engine.ts';
 import { APPENDIX_TEXT, INGEST_RULE_SETS, type IngestRuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
 import type { SourceEdition } from './source.ts';
@@ -64,7 +64,8 @@ async function editionsOf(req: IngestRequest, now: Date, log: (line: string) => 
     case 'dc-code':
       return readDcManifest(req.manifest, { retrievedAt });
     case 'dc-code-git':
-      return readDcPublicationRequest(req, retrievedAt, log);
+      // Loaded when asked for: the git reader is no part of the other ingests.
+      return (await import('./dc-git/publication-edition.ts')).readDcPublicationRequest(req, retrievedAt, log);
     case 'rules': {
       const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
       if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${INGEST_RULE_SETS.join('|')}`);

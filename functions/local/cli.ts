@@ -12,7 +12,7 @@ import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
 import type { FetchDcCodeRequest } from '#ingest/dc-git/fetch-dc-code.ts';
-import { DC_COUNCIL_REMOTE, isGitUrl } from '#ingest/dc-git/repository.ts';
+import { DC_COUNCIL_REMOTE, isGitUrl } from '#ingest/dc-git/remote.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
 import type { FetchUscodeRequest, FetchUscodeResult } from '#ingest/olrc/fetch-uscode.ts';
 import { parseReleasePointId, ReleasePointError } from '#ingest/olrc/release-points.ts';

@@ -13,7 +13,7 @@ import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import { type FetchDcCodeRequest, fetchDcCode } from '#ingest/dc-git/fetch-dc-code.ts';
+import type { FetchDcCodeRequest } from '#ingest/dc-git/fetch-dc-code.ts';
 import type { FileIngestRequest, IngestRequest } from '#ingest/jobs.ts';
 import { type FetchUscodeRequest, fetchUscode } from '#ingest/olrc/fetch-uscode.ts';
 import { COLLECTIONS } from '#law/collections.ts';
@@ -116,8 +116,9 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs, stores: LocalStores) 
       },
       log,
     ),
+  // Loaded when asked for: the git reader would add to every start of the CLI and the server.
   'fetch-dc-code': (jobs, stores) => async (body, log) =>
-    fetchDcCode(
+    (await import('#ingest/dc-git/fetch-dc-code.ts')).fetchDcCode(
       body as FetchDcCodeRequest,
       {
         ingest: async (request, ingestLog) => (await jobs.ingest(request, ingestLog, { afterwards: false })).reports,

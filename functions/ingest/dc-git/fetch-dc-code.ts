@@ -11,7 +11,8 @@ import type { OpsStore } from '#ops/ports.ts';
 import type { IngestReport } from '../engine.ts';
 import type { IngestRequest } from '../jobs.ts';
 import { listPublications, type Publication, publicationChanges } from './publications.ts';
-import { DC_COUNCIL_REMOTE, openDcRepository } from './repository.ts';
+import { DC_COUNCIL_REMOTE } from './remote.ts';
+import { openDcRepository } from './repository.ts';
 
 type Log = (line: string) => void;
 

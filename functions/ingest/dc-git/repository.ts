@@ -11,8 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { NotABundleError, readBundleHeader } from './bundle.ts';
-
-export const DC_COUNCIL_REMOTE = 'https://github.com/DCCouncil/law-xml-codified';
+import { isGitUrl } from './remote.ts';
 
 export interface DcRepository {
   gitdir: string;
@@ -30,8 +29,6 @@ export class RepositoryError extends Error {
 }
 
 type Log = (line: string) => void;
-
-export const isGitUrl = (repo: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(repo);
 
 export async function openDcRepository(repo: string, cacheDir: string, log: Log = () => undefined): Promise<DcRepository> {
   try {
