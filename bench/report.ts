@@ -4,6 +4,7 @@ import type { AvailabilityPhase, AvailabilityResults } from './availability.ts';
 import type { BulkLoadFigure } from './bulk-load.ts';
 import type { BundleFigure, BundleResults } from './bundles.ts';
 import type { CitationResults } from './citations.ts';
+import type { DcCodeFigures } from './dc-code.ts';
 import type { FederalCorpusFigures, FederalFigures, FederalRuns } from './federal.ts';
 import { type LoadResult, percentiles } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
@@ -100,6 +101,8 @@ export interface BenchResults {
   bundlesRun?: { at: string; commit: string; command: string };
   /** USLM ingest on real OLRC files: first load, unchanged re-run, the largest and smallest title (issue 16). */
   uslmIngest?: UslmIngestFigures | null;
+  dcCode?: DcCodeFigures | null;
+  dcCodeRun?: { at: string; commit: string; command: string };
   uslmIngestRun?: { at: string; commit: string; command: string };
   /** § 1f: lookup and search on the federal corpus of the OLRC zips next to the sample (issue 16). */
   federal?: FederalFigures | null;
@@ -329,6 +332,7 @@ export function renderReport(r: BenchResults): string {
   if (r.bundles?.functions) push(...bundlesSection(r.bundles, r.bundlesRun));
   if (r.uslmIngest) push(...uslmIngestSection(r.uslmIngest, r.uslmIngestRun));
   if (r.federal) push(...federalSection(r.federal, r.federalRun));
+  if (r.dcCode) push(...dcCodeSection(r.dcCode, r.dcCodeRun));
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {
@@ -852,6 +856,37 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
 }
 
 const USLM_TARGETS = { firstLoadMBps: 5, rerunMBps: 20 };
+
+function dcCodeSection(d: DcCodeFigures, separately?: BenchResults['dcCodeRun']): string[] {
+  const [a, b] = [d.first, d.rerun];
+  const perS = (n: number, msv: number) => (n / (msv / 1000)).toFixed(0);
+  const ingestMs = a.fetchMs - a.afterIngestMs;
+  return [
+    '## 1g. D.C. Code, the whole history (issue 17)',
+    '',
+    ...(separately
+      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
+      : []),
+    `\`asof fetch dc-code\` on \`${d.repo}\` (the Council's repository as a git bundle, read with isomorphic-git), on the embedded stores ` +
+      `(dynalite on disk, PGlite), each run a child process of its own (bench/dc-code-worker.ts); load average at the start ${d.loadAverage.map((x) => x.toFixed(2)).join(' / ')}.`,
+    '',
+    '| | first run (fresh data dir) | re-run (nothing new) |',
+    '|---|---:|---:|',
+    `| publications on the line | ${a.publications} | ${b.publications} |`,
+    `| publications ingested / held | ${a.ingested} / ${a.held} | ${b.ingested} / ${b.held} |`,
+    `| repository opened (bundle imported: pack written and indexed) | ${sec(a.openRepoMs)} | ${sec(b.openRepoMs)} |`,
+    `| fetch, end to end | ${sec(a.fetchMs)} | ${sec(b.fetchMs)} |`,
+    `| of which the steps after the ingest (formats, coverage, audit) | ${sec(a.afterIngestMs)} | ${sec(b.afterIngestMs)} |`,
+    `| versions written / sections ended | ${a.versionsWritten} / ${a.sectionsEnded} | ${b.versionsWritten} / ${b.sectionsEnded} |`,
+    `| versions/s (end to end; ingest alone) | ${perS(a.versionsWritten, a.fetchMs)}; ${perS(a.versionsWritten, ingestMs)} | – |`,
+    `| peak RSS of the fetch (after the stores opened; at the opening) | ${mib(a.peakRssBytes)}; ${mib(a.peakRssOpenBytes)} | ${mib(b.peakRssBytes)}; ${mib(b.peakRssOpenBytes)} |`,
+    '',
+    `Held afterwards: ${a.sections} sections, ${a.versions} versions, ${(a.bodyBytes / 1e6).toFixed(1)} MB of section text. ` +
+      `The re-run took ${sec(b.fetchMs)}, ${(a.fetchMs / b.fetchMs).toFixed(0)}× faster than the first. Audit after the first run: ${a.auditSummary}.`,
+    '',
+    ...(a.auditFindings.length ? ['Audit findings (D.C.):', '', ...a.auditFindings.map((f) => `- ${f}`), ''] : []),
+  ];
+}
 
 function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslmIngestRun']): string[] {
   const mb = (bytes: number) => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1);

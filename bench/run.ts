@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal] [-- --uslm-dir DIR]`: the
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc] [-- --uslm-dir DIR] [-- --dc-repo PATH]`: the
  * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
  * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
  * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone.
@@ -13,6 +13,7 @@ import { measureAvailability } from './availability.ts';
 import { bulkLoadFigures } from './bulk-load.ts';
 import { bundleFigures } from './bundles.ts';
 import { citationFigures } from './citations.ts';
+import { dcCodeFigures } from './dc-code.ts';
 import { federalFigures } from './federal.ts';
 import {
   type BareServer,
@@ -55,6 +56,7 @@ const { values: args } = parseArgs({
     'no-profile': { type: 'boolean', default: false },
     only: { type: 'string' },
     'uslm-dir': { type: 'string' },
+    'dc-repo': { type: 'string' },
   },
 });
 
@@ -315,6 +317,18 @@ if (args.only === 'ingest') {
   log('wrote the USLM ingest figures into bench/RESULTS.md and bench/results.json');
   process.exit(0);
 }
+// `--only dc`: the D.C. Code's whole history (`--dc-repo`: the Council's repository as a bundle or clone), alone.
+if (args.only === 'dc') {
+  if (!args['dc-repo']) throw new Error("--only dc needs --dc-repo PATH (a bundle or clone of the D.C. Council's law-xml-codified)");
+  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  log(`D.C. Code history (${args['dc-repo']}) through asof fetch dc-code, alone`);
+  previous.dcCode = await dcCodeFigures(args['dc-repo'], log);
+  previous.dcCodeRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
+  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
+  log('wrote the D.C. Code figures into bench/RESULTS.md and bench/results.json');
+  process.exit(0);
+}
 // `--only federal`: lookup and search on the federal corpus next to the sample, alone, put into the committed results.
 if (args.only === 'federal') {
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
@@ -327,7 +341,7 @@ if (args.only === 'federal') {
   process.exit(0);
 }
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows four sections: bulk, bundles, ingest, federal (got '${args.only}')`);
+  if (args.only !== 'bulk') throw new Error(`--only knows five sections: bulk, bundles, ingest, federal, dc (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
   log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
   previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readAppendixText } from '#ingest/appendix-text.ts';
 import { readDcManifest } from '#ingest/dc-code.ts';
-import type { IngestRequest } from '#ingest/jobs.ts';
+import type { FileIngestRequest } from '#ingest/jobs.ts';
 import { APPENDIX_TEXT, readRuleSet } from '#ingest/rules.ts';
 import type { SourceDocument, SourceEdition } from '#ingest/source.ts';
 import { readStateCode } from '#ingest/state-codes/editions.ts';
@@ -22,7 +22,10 @@ export interface SampleDocument extends SourceDocument {
  * connectors from the manifest `asof serve` ingests on a first start. Nothing is written anywhere.
  */
 export async function readSampleCorpus(): Promise<SampleDocument[]> {
-  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { retrievedAt: string; ingest: IngestRequest[] };
+  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as {
+    retrievedAt: string;
+    ingest: FileIngestRequest[];
+  };
   const at = (p: string) => join(SAMPLE_DIR, p);
   const retrievedAt = manifest.retrievedAt;
   const editions: SourceEdition[] = [];

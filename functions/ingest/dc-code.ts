@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { SaxesParser } from 'saxes';
+import type { SectionStatus } from '#law/model.ts';
 import { normalizeText } from '#shared/hash.ts';
 import { placeholderStatus } from './placeholder.ts';
 import type { SourceDocument, SourceEdition } from './source.ts';
@@ -114,18 +115,42 @@ interface XmlElement {
   children: (XmlElement | string)[];
 }
 
-const NOT_BODY: ReadonlySet<string> = new Set(['num', 'heading', 'annotations']);
+const NOT_BODY: ReadonlySet<string> = new Set(['num', 'heading', 'annotations', 'reason']);
+/**
+ * A section's `<reason>` is the Council's mark of why it is not (or not yet, or no longer) plain law in force, shown
+ * beside the heading: a status where it names one, else the service's note ("Not Funded", "Applicable October 1, 2025").
+ */
+const REASON_STATUS: Readonly<Record<string, SectionStatus>> = {
+  repealed: 'repealed',
+  expired: 'expired',
+  omitted: 'omitted',
+  transferred: 'transferred',
+  recodified: 'transferred',
+  renumbered: 'transferred',
+  reserved: 'reserved',
+  abolished: 'repealed',
+};
+/** The same marks printed as the whole text by older files without a `<reason>`: "[Not funded]." */
+const PRINTED_REASON = /^\[?(Not funded|Not applicable|Applicable [A-Z][a-z]+\.? \d{1,2}, \d{4})\]?\.?$/i;
+/** A placeholder left where a section moved: "Recodified as § 32-531.05", "Recodified at § 2-381.43." */
+const RECODIFIED = /^Recodified (?:as|at|in) §+ ?[\w.:-]+\.?$/;
 const EXPIRY_NOTE = /\b(emergency|temporary) legislation that will expire on ([A-Z][a-z]+\.? \d{1,2}, \d{4})/;
 // The Council wraps its editorial notes in Markdown emphasis (*NOTE: …*), which its site renders as italics.
 const EMPHASIZED_NOTE = /^\*(NOTE:[^*]*)\*$/;
 
 export async function readDcSection(file: string, expectedKey: string): Promise<SourceDocument> {
-  const root = parseXml(file, await readFile(file, 'utf8'));
-  if (root.name !== 'section') throw new Error(`${file}: not a dc-library section (root element <${root.name}>)`);
-  const key = inline(child(root, 'num'));
-  if (key !== expectedKey) {
-    throw new Error(`${file}: section number in the XML is '${key}' but the manifest row says '${expectedKey}'`);
+  const doc = parseDcSection(await readFile(file, 'utf8'), file);
+  if (doc.key !== expectedKey) {
+    throw new Error(`${file}: section number in the XML is '${doc.key}' but the manifest row says '${expectedKey}'`);
   }
+  return doc;
+}
+
+/** One section's dc-library XML (`where` names it in errors); its key is the number the XML prints. */
+export function parseDcSection(xml: string, where: string): SourceDocument {
+  const root = parseXml(where, xml);
+  if (root.name !== 'section') throw new Error(`${where}: not a dc-library section (root element <${root.name}>)`);
+  const key = inline(child(root, 'num'));
   const catchline = inline(child(root, 'heading'));
 
   const lines: string[] = [];
@@ -141,15 +166,18 @@ export async function readDcSection(file: string, expectedKey: string): Promise<
     else renderBlock(node, lines);
   }
   const bodyText = normalizeText(lines.filter(Boolean).join('\n'));
+  const reason = inline(child(root, 'reason')) || (PRINTED_REASON.exec(bodyText)?.[1] ?? '');
+  const reasonStatus = REASON_STATUS[reason.toLowerCase()] ?? (RECODIFIED.test(bodyText) ? 'transferred' : undefined);
+  const notes = [reason && !reasonStatus ? `The source marks this section '${reason}'.` : null, expiryNote(expiries)].filter(Boolean);
 
   return {
     key,
     catchline,
     bodyText,
     historyNote: historyOf(root),
-    status: placeholderStatus(catchline, bodyText),
+    status: reasonStatus ?? placeholderStatus(catchline, bodyText),
     parts: {},
-    note: expiryNote(expiries),
+    note: notes.length ? notes.join(' ') : null,
   };
 }
 

@@ -4,6 +4,7 @@ import { decodeOwner, EXPIRY_ONLY, type LeaseOwner, type LeaseRuntime, takeLease
 import type { LeaseRecord, OpsStore } from '#ops/ports.ts';
 import { readAppendixText } from './appendix-text.ts';
 import { readDcManifest } from './dc-code.ts';
+import type { DcPublicationRequest } from './dc-git/publication-edition.ts';
 import { type IngestReport, ingestEdition } from './engine.ts';
 import { APPENDIX_TEXT, INGEST_RULE_SETS, type IngestRuleSetId, readRuleSet, ruleSetOf } from './rules.ts';
 import type { SourceEdition } from './source.ts';
@@ -17,6 +18,8 @@ export type IngestRequest =
   | { kind: 'dc-code'; manifest: string; retrievedAt?: string }
   /** A state code's title files in the publisher's structured HTML (functions/ingest/state-codes); folders are searched. */
   | { kind: 'state-code'; state: string; paths: string[]; retrievedAt?: string }
+  /** One publication of the Council's repository (`asof fetch dc-code`). */
+  | DcPublicationRequest
   | {
       kind: 'rules';
       set?: IngestRuleSetId;
@@ -26,6 +29,9 @@ export type IngestRequest =
       retrievedAt?: string;
       temporalBasis?: TemporalBasis;
     };
+
+/** An ingest of files named by path (the bundled sample's manifest lists these). */
+export type FileIngestRequest = Exclude<IngestRequest, DcPublicationRequest>;
 
 export interface IngestJobDeps {
   versions: VersionStore;
@@ -44,7 +50,7 @@ export class IngestBusyError extends Error {
 const LEASE = 'ingest';
 const LEASE_SECONDS = 15 * 60;
 
-async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[]> {
+async function editionsOf(req: IngestRequest, now: Date, log: (line: string) => void): Promise<SourceEdition[]> {
   const retrievedAt = req.retrievedAt ?? now.toISOString();
   switch (req.kind) {
     case 'uslm': {
@@ -62,6 +68,9 @@ async function editionsOf(req: IngestRequest, now: Date): Promise<SourceEdition[
       return readDcManifest(req.manifest, { retrievedAt });
     case 'state-code':
       return readStateCode(req.state, req.paths, retrievedAt);
+    case 'dc-code-git':
+      // Loaded when asked for: the git reader is no part of the other ingests.
+      return (await import('./dc-git/publication-edition.ts')).readDcPublicationRequest(req, retrievedAt, log);
     case 'rules': {
       const set = req.set ?? ruleSetOf(req.paths[0] ?? '');
       if (!set) throw new Error(`cannot tell which rule set ${req.paths.join(', ')} is; pass --set ${INGEST_RULE_SETS.join('|')}`);
@@ -114,7 +123,7 @@ export async function runIngest(
   }
   if (lease.tookOverFrom) log(`took over the ingest lease of ${processOf(lease.tookOverFrom)}, which is gone`);
   try {
-    const editions = (await editionsOf(req, deps.now())).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    const editions = (await editionsOf(req, deps.now(), log)).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     if (editions.length) await deps.ops.markIngestStarted(deps.now().toISOString());
     const reports: IngestReport[] = [];
     for (const edition of editions) {

@@ -79,8 +79,9 @@ const usc: Collection = {
 };
 
 // ---- Code of the District of Columbia -----------------------------------------------------------------------
-const DC_KEY = /^(\d+[A-Za-z]?)-(\d+[0-9A-Za-z.:]*)$/;
-const DC_TITLE = /^(\d+[A-Za-z]?)-/;
+// Title 28's Uniform Commercial Code numbers its sections `28:1-101` (article 1, section 101), as the Council prints them.
+const DC_KEY = /^(\d+[A-Za-z]?)(?:-|:(?=\d+[A-Za-z]?-))(\d+[0-9A-Za-z.:-]*)$/;
+const DC_TITLE = /^(\d+[A-Za-z]?)[-:]/;
 const dcCode: Collection = {
   id: 'dc-code',
   jurisdiction: 'dc',
@@ -96,7 +97,9 @@ const dcCode: Collection = {
     return DC_KEY.test(k) ? k : null;
   },
   parsePrinted: printed(
-    [/^D\.?\s?C\.?\s+(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*-\s*\d+[0-9A-Za-z.:]*)(?:\s*\(.*)?$/i],
+    [
+      /^D\.?\s?C\.?\s+(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*[-:]\s*\d+[0-9A-Za-z.:-]*)(?:\s*\(.*)?$/i,
+    ],
     (m) => m[1]!.replace(/\s+/g, ''),
   ),
   display: (key) => `D.C. Code § ${key}`,

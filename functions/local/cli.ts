@@ -11,6 +11,8 @@ import type { RecordCheck } from '#formats/registry.ts';
 import { API_VERSION } from '#http/handlers/spec.ts';
 import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
 import { ROUTES } from '#http/routes.ts';
+import type { FetchDcCodeRequest } from '#ingest/dc-git/fetch-dc-code.ts';
+import { DC_COUNCIL_REMOTE, isGitUrl } from '#ingest/dc-git/remote.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
 import type { FetchUscodeRequest, FetchUscodeResult } from '#ingest/olrc/fetch-uscode.ts';
 import { parseReleasePointId, ReleasePointError } from '#ingest/olrc/release-points.ts';
@@ -61,6 +63,7 @@ const CLI_OPTIONS = {
   releases: { type: 'string' },
   state: { type: 'string' },
   source: { type: 'string' },
+  repo: { type: 'string' },
   /** A deployed stage's name (bin/stages.ts): the keys commands then act on its tables and gateway. */
   stage: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -103,6 +106,10 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
                              a state code's title files from a source in the publisher's layout
                              (transforms/<st>/oc<st>/rNN/gov.<st>.<code>.title.NN.html; default: UniCourt's
                              repository at the commit configured), kept in the data dir, then ingested
+  fetch dc-code [--repo URL|PATH] [--since COMMIT|DATE] [--json]
+                             the whole D.C. Code through its history: every publication on the default branch of the
+                             Council's repository (${DC_COUNCIL_REMOTE}; or a local clone or git bundle),
+                             oldest first; a re-run ingests only the publications not yet held
   audit [--json]             run the quality audit now
   probe                      run the corpus health probe now
   reindex                    rebuild the search index from the stored versions
@@ -167,8 +174,10 @@ async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readon
         if (sub === 'state-code') {
           return await runJob('fetch-state-code', stateCodeRequest(rest, flags, dataDir), dataDir, io, flags.json, stateCodeExitCode);
         }
-        if (sub !== 'uscode') throw new UsageError(`fetch takes one source: uscode or state-code${sub ? ` (got '${sub}')` : ''}`);
-        if (rest.length) throw new UsageError(`fetch uscode takes no file (got '${rest[0]}')`);
+        if (sub !== 'uscode' && sub !== 'dc-code')
+          throw new UsageError(`fetch takes one source: uscode, dc-code or state-code${sub ? ` (got '${sub}')` : ''}`);
+        if (rest.length) throw new UsageError(`fetch ${sub} takes no file (got '${rest[0]}'; a repository is --repo PATH)`);
+        if (sub === 'dc-code') return await runJob('fetch-dc-code', fetchDcCodeRequest(flags, dataDir), dataDir, io, flags.json);
         return await runJob('fetch-uscode', fetchRequest(flags, dataDir), dataDir, io, flags.json, fetchExitCode);
       case 'audit':
       case 'probe':
@@ -388,6 +397,20 @@ function stateCodeRequest(args: string[], flags: CliFlags, dataDir: string): Fet
 
 /** 1 when a file could not be fetched (a re-run tries it again). */
 const stateCodeExitCode = (result: unknown): number => ((result as FetchStateCodeResult).failed.length > 0 ? 1 : 0);
+
+/** `asof fetch dc-code`'s options: a local --repo is made absolute (the running server may have another directory). */
+function fetchDcCodeRequest(flags: CliFlags, dataDir: string): FetchDcCodeRequest {
+  const { repo, since } = flags;
+  const foreign = (['latest', 'release-point', 'titles', 'source'] as const).filter((f) => flags[f] !== undefined);
+  if (foreign.length) throw new UsageError(`fetch dc-code takes --repo and --since, not --${foreign.join(', --')}`);
+  if (since !== undefined && !/^(\d{4}-\d{2}-\d{2}|[0-9a-f]{7,40})$/i.test(since))
+    throw new UsageError(`--since takes a publication's commit (7 to 40 hex digits) or a date YYYY-MM-DD (got '${since}')`);
+  return {
+    cacheDir: join(dataDir, 'sources', 'dc-code'),
+    ...(repo !== undefined && { repo: isGitUrl(repo) ? repo : abs(flags.cwd, repo) }),
+    ...(since !== undefined && { since }),
+  };
+}
 
 /** 1 when a title failed (the run can be repeated: it resumes and fetches only what is missing). */
 const fetchExitCode = (result: unknown): number => ((result as FetchUscodeResult).failed > 0 ? 1 : 0);

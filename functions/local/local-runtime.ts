@@ -13,7 +13,8 @@ import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
-import type { IngestRequest } from '#ingest/jobs.ts';
+import type { FetchDcCodeRequest } from '#ingest/dc-git/fetch-dc-code.ts';
+import type { FileIngestRequest, IngestRequest } from '#ingest/jobs.ts';
 import { type FetchUscodeRequest, fetchUscode } from '#ingest/olrc/fetch-uscode.ts';
 import { type FetchStateCodeRequest, fetchStateCode } from '#ingest/state-codes/fetch.ts';
 import { COLLECTIONS } from '#law/collections.ts';
@@ -69,7 +70,8 @@ export type AdminJobName =
   | 'reindex'
   | 'formats-check'
   | 'fetch-uscode'
-  | 'fetch-state-code';
+  | 'fetch-state-code'
+  | 'fetch-dc-code';
 
 /**
  * Jobs another `asof` command can ask of the stores, directly or through the running server: the jobs of every
@@ -126,6 +128,18 @@ export const ADMIN_JOBS: Record<AdminJobName, (jobs: Jobs, stores: LocalStores) 
       },
       log,
     ),
+  // Loaded when asked for: the git reader would add to every start of the CLI and the server.
+  'fetch-dc-code': (jobs, stores) => async (body, log) =>
+    (await import('#ingest/dc-git/fetch-dc-code.ts')).fetchDcCode(
+      body as FetchDcCodeRequest,
+      {
+        ingest: async (request, ingestLog) => (await jobs.ingest(request, ingestLog, { afterwards: false })).reports,
+        afterIngest: (afterLog) => jobs.afterIngest(afterLog),
+        markers: stores.ops,
+        now: stores.now,
+      },
+      log,
+    ),
 };
 
 /** The jobs on the local stores (the same as every deployment's: functions/app/jobs.ts). */
@@ -153,7 +167,10 @@ async function loadSampleIfNeeded(stores: LocalStores, jobs: Jobs, log: (line: s
   const resuming = await stores.ops.getMarker(SAMPLE_STARTED);
   if (!resuming && (await carriesAnything(stores.versions))) return false; // the operator's own data: leave it alone
   await stores.ops.putMarker(SAMPLE_STARTED, stores.now().toISOString());
-  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as { retrievedAt: string; ingest: IngestRequest[] };
+  const manifest = JSON.parse(await readFile(join(SAMPLE_DIR, 'sources.json'), 'utf8')) as {
+    retrievedAt: string;
+    ingest: FileIngestRequest[];
+  };
   log(`asof: first start on this data dir: loading the bundled sample corpus (${SAMPLE_DIR})`);
   for (const req of manifest.ingest) {
     const at = (p: string) => join(SAMPLE_DIR, p);

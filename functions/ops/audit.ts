@@ -93,7 +93,8 @@ export async function runAudit(deps: AuditDeps, trigger: AuditRun['trigger']): P
     }
     if (localDateOf(v.validTo) <= localDateOf(v.validFrom)) flag(s, 'interval-validity', id);
     if (v.provenance.contentHash !== contentHash(v.bodyText)) flag(s, 'content-hash', id);
-    if (v.status === 'active' && v.bodyText.length > 0 && v.bodyText.length < STUB_CHARS)
+    // A short text the service's note explains (the source marks the section "Not Funded") is no stub.
+    if (v.status === 'active' && v.bodyText.length > 0 && v.bodyText.length < STUB_CHARS && !v.note)
       flag(s, 'size-outliers', `${id} (${v.bodyText.length} chars)`);
     const p = v.provenance;
     if (!p.sourceUrl || !p.retrievedAt || !p.versionLabel || !p.sourceSystem) flag(s, 'provenance-complete', id);

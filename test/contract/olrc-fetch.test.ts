@@ -236,7 +236,11 @@ describe('the command line', () => {
     });
     expect(await cli(['fetch', 'dc-code', '--latest'])).toMatchObject({
       code: 2,
-      err: expect.stringMatching(/fetch takes one source: uscode/),
+      err: expect.stringMatching(/fetch dc-code takes --repo and --since, not --latest/),
+    });
+    expect(await cli(['fetch', 'statutes', '--latest'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/fetch takes one source: uscode, dc-code or state-code \(got 'statutes'\)/),
     });
     expect(fake.requests).toEqual([]);
   });

@@ -22,6 +22,8 @@ describe('resolveCitation', () => {
     ['dc', 'D.C. Code § 22-404.05', 'dc-code:22-404.05'],
     ['dc', 'DC Code 22-404.05', 'dc-code:22-404.05'],
     ['dc', 'D.C. Official Code § 1-204.46', 'dc-code:1-204.46'],
+    ['dc', '28:1-101', 'dc-code:28:1-101'],
+    ['dc', 'D.C. Code § 28:2A-101', 'dc-code:28:2A-101'],
     ['us', 'frap-32', 'frap:frap-32'],
     ['us', 'FRAP 32', 'frap:frap-32'],
     ['us', 'Fed. R. App. P. 32', 'frap:frap-32'],
