@@ -71,7 +71,11 @@ describe('SqliteSearchIndex specifics', () => {
       // A statement that runs for seconds on a reader, with the request budget: SQLite cannot be interrupted, so its
       // thread is given up at the deadline and a new one takes its place.
       const long = index.workers
-        .all('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM (SELECT x FROM c LIMIT 300000000)', [], 'request')
+        .all(
+          'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM (SELECT x FROM c LIMIT 300000000)',
+          [],
+          'request',
+        )
         .then(
           () => null,
           (err: unknown) => err,

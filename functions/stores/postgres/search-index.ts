@@ -1,8 +1,8 @@
+import { parseKeywords } from '#law/keywords.ts';
 import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/model.ts';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
 import { localDateOf } from '#shared/dates.ts';
-import { parseKeywords } from '#law/keywords.ts';
 import { BODY_FOR_PARSER, DEFAULT_SEARCH_SCHEMA, quoteSchema, TS_CONFIG } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
 

@@ -12,9 +12,12 @@ import { SqliteWorkers, type SqliteWorkersOptions, type WorkerLane } from './sql
 export const SQLITE_SEARCH_SCHEMA_VERSION = '1';
 
 /**
- * One row per version in `search_docs`; `search_fts` is an FTS5 index over its catchline and body (external content:
- * the text is stored once, triggers keep the index in step). Porter stemming over unicode61 tokens matches other forms
- * of a word as PostgreSQL's english configuration does (agreements → agreement, strangling → strangled).
+ * Two tables per version: `search_docs`, narrow (what a search filters and sorts on: validity as yyyymmdd integers,
+ * jurisdiction, corpus, key), and `search_text` (catchline, body, the hit's fields as JSON), over which `search_fts`
+ * is an FTS5 index (external content: the text is stored once, triggers keep the index in step). The narrow table is
+ * what a broad search reads for each of its matches, so it is kept small enough to stay in the cache. Porter stemming
+ * over unicode61 tokens matches other forms of a word as PostgreSQL's english configuration does (agreements →
+ * agreement, strangling → strangled).
  */
 const SCHEMA = `
   CREATE TABLE search_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -24,22 +27,23 @@ const SCHEMA = `
     jurisdiction TEXT NOT NULL,
     corpus TEXT NOT NULL,
     key TEXT NOT NULL,
-    valid_from TEXT NOT NULL,
-    valid_to TEXT NOT NULL,
-    catchline TEXT NOT NULL,
-    body TEXT NOT NULL,
-    hit TEXT NOT NULL
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER NOT NULL
   );
+  CREATE TABLE search_text (doc INTEGER PRIMARY KEY, catchline TEXT NOT NULL, body TEXT NOT NULL, hit TEXT NOT NULL);
   CREATE VIRTUAL TABLE search_fts USING fts5(
-    catchline, body, content = 'search_docs', content_rowid = 'doc', tokenize = 'porter unicode61 remove_diacritics 2'
+    catchline, body, content = 'search_text', content_rowid = 'doc', tokenize = 'porter unicode61 remove_diacritics 2'
   );
-  CREATE TRIGGER search_docs_inserted AFTER INSERT ON search_docs BEGIN
+  CREATE TRIGGER search_docs_deleted AFTER DELETE ON search_docs BEGIN
+    DELETE FROM search_text WHERE doc = old.doc;
+  END;
+  CREATE TRIGGER search_text_inserted AFTER INSERT ON search_text BEGIN
     INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body);
   END;
-  CREATE TRIGGER search_docs_deleted AFTER DELETE ON search_docs BEGIN
+  CREATE TRIGGER search_text_deleted AFTER DELETE ON search_text BEGIN
     INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body);
   END;
-  CREATE TRIGGER search_docs_retexted AFTER UPDATE ON search_docs
+  CREATE TRIGGER search_text_retexted AFTER UPDATE ON search_text
   WHEN old.catchline IS NOT new.catchline OR old.body IS NOT new.body BEGIN
     INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body);
     INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body);
@@ -47,16 +51,27 @@ const SCHEMA = `
   INSERT INTO search_meta (name, value) VALUES ('schema', '${SQLITE_SEARCH_SCHEMA_VERSION}'), ('built', 'no');`;
 
 const DROP = `
-  DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_docs; DROP TABLE IF EXISTS search_meta;`;
+  DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_text; DROP TABLE IF EXISTS search_docs;
+  DROP TABLE IF EXISTS search_meta;`;
 
-const COLUMNS = ['id', 'jurisdiction', 'corpus', 'key', 'valid_from', 'valid_to', 'catchline', 'body', 'hit'] as const;
-const UPDATABLE = COLUMNS.filter((c) => c !== 'id');
+const DOC_COLUMNS = ['jurisdiction', 'corpus', 'key', 'valid_from', 'valid_to'] as const;
+const TEXT_COLUMNS = ['catchline', 'body', 'hit'] as const;
+const changed = (table: string, columns: readonly string[]) =>
+  `(${columns.map((c) => `${table}.${c}`).join(', ')}) IS NOT (${columns.map((c) => `excluded.${c}`).join(', ')})`;
 
-/** Insert, or update a row whose content differs (an unchanged document is no write at all, as on PostgreSQL). */
-const UPSERT = `
-  INSERT INTO search_docs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})
-  ON CONFLICT (id) DO UPDATE SET ${UPDATABLE.map((c) => `${c} = excluded.${c}`).join(', ')}
-  WHERE (${UPDATABLE.map((c) => `search_docs.${c}`).join(', ')}) IS NOT (${UPDATABLE.map((c) => `excluded.${c}`).join(', ')})`;
+/** Insert, or update the rows whose content differs (an unchanged document is no write at all, as on PostgreSQL). */
+const UPSERT = [
+  `INSERT INTO search_docs (id, ${DOC_COLUMNS.join(', ')}) VALUES (@id, ${DOC_COLUMNS.map((c) => `@${c}`).join(', ')})
+   ON CONFLICT (id) DO UPDATE SET ${DOC_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}
+   WHERE ${changed('search_docs', DOC_COLUMNS)}`,
+  `INSERT INTO search_text (doc, ${TEXT_COLUMNS.join(', ')})
+   VALUES ((SELECT doc FROM search_docs WHERE id = @id), ${TEXT_COLUMNS.map((c) => `@${c}`).join(', ')})
+   ON CONFLICT (doc) DO UPDATE SET ${TEXT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}
+   WHERE ${changed('search_text', TEXT_COLUMNS)}`,
+];
+
+/** A local date (YYYY-MM-DD) as the integer yyyymmdd the narrow table compares. */
+const dayNumber = (date: string): number => Number(date.replaceAll('-', ''));
 
 /** Ranking weights: catchline terms count 2.5 times body terms (PostgreSQL's A 1.0 / B 0.4). */
 const BM25 = 'bm25(search_fts, 2.5, 1.0)';
@@ -69,9 +84,9 @@ const SNIPPET_TOKENS = 30;
  * first, then bm25 (lower is better), then the citation in byte order so results are reproducible.
  */
 const SEARCH = `
-  SELECT t.hit, t.catchline, snippet(search_fts, 1, char(1), char(2), ' … ', ${SNIPPET_TOKENS}) AS marked
+  SELECT x.hit, x.catchline, snippet(search_fts, 1, char(1), char(2), ' … ', ${SNIPPET_TOKENS}) AS marked
   FROM (
-    SELECT d.doc, d.hit, d.catchline, d.jurisdiction, d.corpus, d.key, d.id,
+    SELECT d.doc, d.jurisdiction, d.corpus, d.key, d.id,
            d.doc IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline) AS in_catchline,
            ${BM25} AS score
     FROM search_fts JOIN search_docs d ON d.doc = search_fts.rowid
@@ -80,7 +95,7 @@ const SEARCH = `
       AND (@corpus IS NULL OR d.corpus = @corpus)
     ORDER BY in_catchline DESC, score, d.jurisdiction, d.corpus, d.key, d.id
     LIMIT @limit
-  ) t JOIN search_fts ON search_fts.rowid = t.doc
+  ) t JOIN search_fts ON search_fts.rowid = t.doc JOIN search_text x ON x.doc = t.doc
   WHERE search_fts MATCH @all
   ORDER BY t.in_catchline DESC, t.score, t.jurisdiction, t.corpus, t.key, t.id`;
 
@@ -93,13 +108,13 @@ interface StoredHit {
   provenance: Provenance;
 }
 
-const toRow = (d: SearchDocument): Record<(typeof COLUMNS)[number], string> => ({
+const toRow = (d: SearchDocument) => ({
   id: d.id,
   jurisdiction: d.citation.jurisdiction,
   corpus: d.citation.corpus,
   key: d.citation.key,
-  valid_from: localDateOf(d.validFrom),
-  valid_to: localDateOf(d.validTo),
+  valid_from: dayNumber(localDateOf(d.validFrom)),
+  valid_to: dayNumber(localDateOf(d.validTo)),
   catchline: d.catchline,
   body: d.bodyText,
   hit: JSON.stringify({
@@ -150,7 +165,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async setValidTo(id: string, validTo: string): Promise<void> {
-    const to = localDateOf(validTo);
+    const to = dayNumber(localDateOf(validTo));
     await this.workers.batch(`UPDATE search_docs SET valid_to = @to WHERE id = @id AND valid_to IS NOT @to`, [{ id, to }]);
   }
 
@@ -169,7 +184,7 @@ export class SqliteSearchIndex implements SearchIndex {
       {
         all: match.all,
         catchline: match.catchline,
-        asOf: query.asOf,
+        asOf: dayNumber(query.asOf),
         jurisdictions: query.jurisdictions ? JSON.stringify(query.jurisdictions) : null,
         corpus: query.corpus,
         limit: Math.floor(query.limit),

@@ -32,12 +32,12 @@ const prepared = (sql) => {
   return statement;
 };
 
-/** Runs `sql` once per parameter list, all in one transaction. */
+/** For each parameter list, runs the statement(s) of `sql` in order; all in one transaction. */
 const batch = (sql, rows) =>
   db.transaction(() => {
-    const statement = prepared(sql);
+    const statements = (Array.isArray(sql) ? sql : [sql]).map(prepared);
     let changes = 0;
-    for (const params of rows) changes += statement.run(params).changes;
+    for (const params of rows) for (const statement of statements) changes += statement.run(params).changes;
     return changes;
   })();
 
@@ -54,6 +54,10 @@ parentPort.on('message', ({ id, kind, sql, params, rows }) => {
     else if (kind === 'exec') {
       db.exec(sql);
       parentPort.postMessage({ id });
+    } else if (kind === 'sleep') {
+      // SQLite has no sleep(): this holds the thread as a long statement would (tests of the budgets, like pg_sleep).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, params.ms);
+      parentPort.postMessage({ id, rows: [] });
     } else parentPort.postMessage({ id, error: { name: 'Error', message: `unknown kind ${kind}` } });
   } catch (err) {
     parentPort.postMessage({ id, error: failure(err) });

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError, type UnavailableReason } from '#shared/errors.ts';
-import type { StatementBudget, SqlTimeouts } from '#stores/postgres/sql-client.ts';
+import type { SqlTimeouts, StatementBudget } from '#stores/postgres/sql-client.ts';
 import { DEFAULT_SQL_TIMEOUTS } from '#stores/postgres/sql-client.ts';
 
 /** Parameters of one statement: positional (`?`) or named (`@name`). */
@@ -10,8 +10,9 @@ export type SqlParams = readonly unknown[] | Record<string, unknown>;
 const START_WITHIN_SHARE_OF_BUDGET = 0.5;
 
 interface Message {
-  kind: 'all' | 'batch' | 'exec';
-  sql: string;
+  kind: 'all' | 'batch' | 'exec' | 'sleep';
+  /** Several only in a batch: each runs in turn with the same parameters. */
+  sql: string | readonly string[];
   params?: SqlParams;
   rows?: readonly SqlParams[];
 }
@@ -36,7 +37,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   running: { id: number; job: Job } | null;
-  listeners: [string, (...args: never[]) => void][];
+  /** Removes the lane's listeners from the thread. */
+  detach: () => void;
 }
 
 const revive = (e: NonNullable<Reply['error']>): Error => Object.assign(new Error(e.message), { name: e.name, code: e.code });
@@ -167,7 +169,7 @@ export class WorkerLane {
   }
 
   private adopt(worker: Worker): void {
-    const slot: Slot = { worker, running: null, listeners: [] };
+    const slot: Slot = { worker, running: null, detach: () => undefined };
     this.slots.push(slot);
     // A thread that ends on its own (not replaced, not closing) takes its statement with it; the lane goes on with a
     // new thread in its place.
@@ -178,11 +180,7 @@ export class WorkerLane {
     };
     const onMessage = (reply: Reply) => this.onReply(slot, reply);
     worker.on('message', onMessage).on('error', ended).on('exit', ended);
-    slot.listeners = [
-      ['message', onMessage],
-      ['error', ended],
-      ['exit', ended],
-    ];
+    slot.detach = () => worker.off('message', onMessage).off('error', ended).off('exit', ended);
     this.pump();
   }
 
@@ -224,7 +222,7 @@ export class WorkerLane {
   /** Gives a thread up (it ends once its statement returns) and starts another in its place. */
   private replace(slot: Slot): void {
     this.slots.splice(this.slots.indexOf(slot), 1);
-    for (const [event, listener] of slot.listeners) slot.worker.off(event, listener);
+    slot.detach();
     slot.worker.on('error', () => undefined);
     void slot.worker.terminate();
     this.restarts++;
@@ -272,7 +270,11 @@ export class SqliteWorkers {
   ) {}
 
   /** Opens (creating) `file`; `schema` runs on the writer before the readers open. */
-  static async open(file: string, schema: (writer: WorkerLane) => Promise<void>, options: SqliteWorkersOptions = {}): Promise<SqliteWorkers> {
+  static async open(
+    file: string,
+    schema: (writer: WorkerLane) => Promise<void>,
+    options: SqliteWorkersOptions = {},
+  ): Promise<SqliteWorkers> {
     const maxWaiting = options.maxWaiting ?? 64;
     const common = { file, maxWaiting, ...(options.onRestart && { onRestart: options.onRestart }) };
     const writer = await WorkerLane.open({ ...common, readonly: false, threads: 1, pragmas: WRITER_PRAGMAS });
@@ -307,11 +309,16 @@ export class SqliteWorkers {
     return (reply.rows ?? []) as T[];
   }
 
-  /** `sql` once per parameter list, in one transaction on the writer; the rows changed. */
-  async batch(sql: string, rows: readonly SqlParams[]): Promise<number> {
+  /** `sql` (each statement in turn) once per parameter list, in one transaction on the writer; the rows changed. */
+  async batch(sql: string | readonly string[], rows: readonly SqlParams[]): Promise<number> {
     if (rows.length === 0) return 0;
     const reply = await this.writer.run({ kind: 'batch', sql, rows }, this.limits('job'));
     return reply.changes ?? 0;
+  }
+
+  /** Holds a reader thread for `ms`, as a statement that long would (SQLite has no sleep(); for tests, like pg_sleep). */
+  async sleep(ms: number, budget: StatementBudget = 'job'): Promise<void> {
+    await this.readers.run({ kind: 'sleep', sql: '', params: { ms } }, this.limits(budget));
   }
 
   async exec(sql: string): Promise<void> {
