@@ -25,7 +25,7 @@ import { closePglite } from '#stores/postgres/pglite.ts';
 import { openPgliteThread, type PgliteThreadOptions } from '#stores/postgres/pglite-thread-client.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient, type SqlClient, type SqlTimeouts } from '#stores/postgres/sql-client.ts';
-import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
+import { SqliteSearchIndex, sqliteAvailable } from '#stores/sqlite/search-index.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
 import { buildSearchIndex } from './search-build.ts';
 
@@ -61,11 +61,21 @@ export interface EmbeddedStoreOptions {
 
 export type SearchEngine = 'sqlite' | 'postgres';
 
-function searchEngineFromEnv(): SearchEngine {
-  const value = process.env.ASOF_SEARCH_ENGINE;
-  if (value === undefined || value === '' || value === 'sqlite') return 'sqlite';
-  if (value === 'postgres') return 'postgres';
+/** The engine asked for (option, then ASOF_SEARCH_ENGINE), or null: the default. */
+function searchEngineAsked(option: SearchEngine | undefined): SearchEngine | null {
+  const value = option ?? process.env.ASOF_SEARCH_ENGINE;
+  if (value === undefined || value === '') return null;
+  if (value === 'sqlite' || value === 'postgres') return value;
   throw new Error(`ASOF_SEARCH_ENGINE must be sqlite or postgres (got ${JSON.stringify(value)})`);
+}
+
+/** SQLite unless told otherwise; PostgreSQL (with a line on the log) where better-sqlite3 could not be installed. */
+async function chooseSearchEngine(option: SearchEngine | undefined, log: (line: string) => void): Promise<SearchEngine> {
+  const asked = searchEngineAsked(option);
+  if (asked) return asked;
+  if (await sqliteAvailable()) return 'sqlite';
+  log('asof: better-sqlite3 is not installed (no prebuilt binary and no compiler?): searching with PostgreSQL on PGlite, slower at scale');
+  return 'postgres';
 }
 
 /** The request budget from the environment, when it names a positive number of milliseconds. */
@@ -125,7 +135,7 @@ async function openSqliteSearch(dataDir: string | null, timeouts: Partial<SqlTim
 /** Opens (creating on first use) the stores of a data dir, or in memory when `dataDir` is null. */
 export async function openEmbeddedStores(dataDir: string | null, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const tracker = new WriteTracker();
-  const engine = options.searchEngine ?? searchEngineFromEnv();
+  const engine = await chooseSearchEngine(options.searchEngine, options.log ?? (() => undefined));
   const timeouts = { ...requestTimeoutFromEnv(), ...options.sqlTimeouts };
   if (dataDir !== null) await makeDataDirPrivate(dataDir);
   // The three stores open side by side: PGlite's start (~0.6 s on a loaded data dir) is most of a start.
