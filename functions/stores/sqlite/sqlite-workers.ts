@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError, type UnavailableReason } from '#shared/errors.ts';
 import type { SqlTimeouts, StatementBudget } from '#stores/postgres/sql-client.ts';
@@ -269,7 +270,10 @@ export class SqliteWorkers {
     private readonly timeouts: SqlTimeouts,
   ) {}
 
-  /** Opens (creating) `file`; `schema` runs on the writer before the readers open. */
+  /**
+   * Opens (creating) `file`; `schema` runs on the writer. A new file's readers open after it (a read-only connection
+   * needs the file); an existing file's open beside the writer, which is most of a start's time spent here.
+   */
   static async open(
     file: string,
     schema: (writer: WorkerLane) => Promise<void>,
@@ -277,15 +281,28 @@ export class SqliteWorkers {
   ): Promise<SqliteWorkers> {
     const maxWaiting = options.maxWaiting ?? 64;
     const common = { file, maxWaiting, ...(options.onRestart && { onRestart: options.onRestart }) };
-    const writer = await WorkerLane.open({ ...common, readonly: false, threads: 1, pragmas: WRITER_PRAGMAS });
-    try {
-      await schema(writer);
-      const readers = await WorkerLane.open({ ...common, readonly: true, threads: options.readers ?? 2, pragmas: COMMON_PRAGMAS });
-      return new SqliteWorkers(writer, readers, { ...DEFAULT_SQL_TIMEOUTS, ...options.timeouts });
-    } catch (err) {
-      await writer.close();
-      throw err;
+    const openReaders = () => WorkerLane.open({ ...common, readonly: true, threads: options.readers ?? 2, pragmas: COMMON_PRAGMAS });
+    const openWriter = async () => {
+      const writer = await WorkerLane.open({ ...common, readonly: false, threads: 1, pragmas: WRITER_PRAGMAS });
+      await schema(writer).catch(async (err: unknown) => {
+        await writer.close();
+        throw err;
+      });
+      return writer;
+    };
+    const timeouts = { ...DEFAULT_SQL_TIMEOUTS, ...options.timeouts };
+    if (!existsSync(file)) {
+      const writer = await openWriter();
+      const readers = await openReaders().catch(async (err: unknown) => {
+        await writer.close();
+        throw err;
+      });
+      return new SqliteWorkers(writer, readers, timeouts);
     }
+    const [writer, readers] = await Promise.allSettled([openWriter(), openReaders()]);
+    if (writer.status === 'fulfilled' && readers.status === 'fulfilled') return new SqliteWorkers(writer.value, readers.value, timeouts);
+    await Promise.all([writer, readers].map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
+    throw [writer, readers].map((o) => (o.status === 'rejected' ? o.reason : null)).find(Boolean);
   }
 
   get closed(): boolean {
