@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { DEFAULT_SEARCH_SCHEMA, TS_CONFIG } from '#stores/postgres/migrations.ts';
 import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
+import { ftsQuery } from '#stores/sqlite/fts-query.ts';
 
 /**
  * What a search has to rank: for each query, the versions holding every term, in force on a date. Read straight
@@ -18,6 +21,8 @@ export interface SearchMatches {
 }
 
 export async function searchMatches(dataDir: string, queries: readonly string[], asOf: string): Promise<SearchMatches> {
+  const sqlite = join(dataDir, 'search', 'search.sqlite');
+  if (existsSync(sqlite)) return sqliteMatches(sqlite, queries, asOf);
   const pg = await openPglite(join(dataDir, 'postgres'));
   try {
     const table = `${DEFAULT_SEARCH_SCHEMA}.search_documents`;
@@ -47,5 +52,25 @@ export async function searchMatches(dataDir: string, queries: readonly string[],
     };
   } finally {
     await closePglite(pg);
+  }
+}
+
+/** The same counts on the SQLite index (FTS5 has no planner statistics to report). */
+function sqliteMatches(file: string, queries: readonly string[], asOf: string): SearchMatches {
+  const db = new Database(file, { readonly: true });
+  try {
+    const day = Number(asOf.replaceAll('-', ''));
+    const count = db.prepare(`
+      SELECT count(*) AS matching, coalesce(sum(d.valid_from <= @day AND @day < d.valid_to), 0) AS inForce
+      FROM search_fts JOIN search_docs d ON d.doc = search_fts.rowid WHERE search_fts MATCH @all`);
+    const out = queries.map((q) => {
+      const match = ftsQuery(q);
+      const row = match ? (count.get({ all: match.all, day }) as { matching: number; inForce: number }) : { matching: 0, inForce: 0 };
+      return { q, matching: row.matching, inForce: row.inForce };
+    });
+    const documents = (db.prepare('SELECT count(*) AS n FROM search_docs').get() as { n: number }).n;
+    return { asOf, documents, queries: out, plannerRows: Number.NaN, lastAnalyze: null };
+  } finally {
+    db.close();
   }
 }

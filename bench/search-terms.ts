@@ -1,7 +1,7 @@
 /**
- * What one search costs as its query grows (issue 15: a ~700 KB `q` held PGlite for twelve minutes), on the
- * PostgreSQL search adapter over an in-process PGlite opened on a stopped server's data dir (an in-process PGlite
- * has no statement budget: every query runs to its end, so queries the API refuses are measured too). Part of
+ * What one search costs as its query grows (issue 15: a ~700 KB `q` held PGlite for twelve minutes), on the data
+ * dir's search index of a stopped server (SQLite FTS5 since issue 17, else PostgreSQL on an in-process PGlite), with
+ * no budget that stops it: every query runs to its end, so queries the API refuses are measured too. Part of
  * `npm run bench` (the scale store); alone on a data dir kept by `npm run bench -- --keep`:
  * `node --import tsx bench/search-terms.ts DATA_DIR`.
  *
@@ -9,12 +9,15 @@
  * sample's sentences, recombined) by how many of its sentences hold them: the most frequent word repeated, many
  * frequent words, eight long phrases, eight phrases repeating the most frequent word, many rare words.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { SearchIndex } from '#law/ports.ts';
 import { queryTooLong, queryWordCount } from '#law/search.ts';
 import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient } from '#stores/postgres/sql-client.ts';
+import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { type TextPool, textPool } from './synthetic-uslm.ts';
 
@@ -79,9 +82,8 @@ export async function searchTermCosts(
   pool: TextPool,
   log: (line: string) => void = () => undefined,
 ): Promise<SearchTermCosts> {
-  const db = await openPglite(join(dataDir, 'postgres'));
+  const { index, close } = await openDataDirSearch(dataDir);
   try {
-    const index = new PostgresSearchIndex(pgliteClient(db));
     const documents = await index.count();
     const search = async (q: string) => {
       const began = performance.now();
@@ -113,8 +115,19 @@ export async function searchTermCosts(
     }
     return { documents, asOf: TERMS_AS_OF, termCounts: TERM_COUNTS, shapes: out };
   } finally {
-    await closePglite(db);
+    await close();
   }
+}
+
+/** The data dir's search index as `asof serve` uses it: SQLite when the data dir has its file, else PGlite's (no budget). */
+async function openDataDirSearch(dataDir: string): Promise<{ index: SearchIndex; close: () => Promise<void> }> {
+  const file = join(dataDir, 'search', 'search.sqlite');
+  if (existsSync(file)) {
+    const index = await SqliteSearchIndex.open(file, { timeouts: { request: 10 * 60_000 } });
+    return { index, close: () => index.close() };
+  }
+  const db = await openPglite(join(dataDir, 'postgres'));
+  return { index: new PostgresSearchIndex(pgliteClient(db)), close: () => closePglite(db) };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -320,7 +320,7 @@ async function runJob(
   if (running) {
     result = await callAdminJob(running.adminSocket, job, body, io.out);
   } else {
-    const stores = await openLocalStores({ dataDir });
+    const stores = await openLocalStores({ dataDir, log: io.out });
     try {
       result = await ADMIN_JOBS[job](localJobs(stores), stores)(body, io.out);
     } finally {

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
@@ -24,7 +25,9 @@ import { closePglite } from '#stores/postgres/pglite.ts';
 import { openPgliteThread, type PgliteThreadOptions } from '#stores/postgres/pglite-thread-client.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient, type SqlClient, type SqlTimeouts } from '#stores/postgres/sql-client.ts';
+import { SqliteSearchIndex, sqliteAvailable } from '#stores/sqlite/search-index.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
+import { buildSearchIndex } from './search-build.ts';
 
 /** Local table names: the same tables the AWS stack creates, with a local prefix. */
 export const LOCAL_TABLES = tableNames('asof');
@@ -46,6 +49,33 @@ export interface EmbeddedStoreOptions {
   sqlTimeouts?: Partial<SqlTimeouts>;
   /** Told each time PGlite's thread was restarted to stop a statement past its budget (see PgliteThread). */
   onSqlRestart?: PgliteThreadOptions['onRestart'];
+  /**
+   * The embedded search engine: `sqlite` (default; SQLite FTS5, docs/DECISIONS.md "Embedded search engine") or
+   * `postgres` (full-text search on the PGlite that holds the case-law replica, the engine before issue 17). Default
+   * from ASOF_SEARCH_ENGINE.
+   */
+  searchEngine?: SearchEngine;
+  /** Progress of building the search index from the version store (a data dir that has none yet). */
+  log?: (line: string) => void;
+}
+
+export type SearchEngine = 'sqlite' | 'postgres';
+
+/** The engine asked for (option, then ASOF_SEARCH_ENGINE), or null: the default. */
+function searchEngineAsked(option: SearchEngine | undefined): SearchEngine | null {
+  const value = option ?? process.env.ASOF_SEARCH_ENGINE;
+  if (value === undefined || value === '') return null;
+  if (value === 'sqlite' || value === 'postgres') return value;
+  throw new Error(`ASOF_SEARCH_ENGINE must be sqlite or postgres (got ${JSON.stringify(value)})`);
+}
+
+/** SQLite unless told otherwise; PostgreSQL (with a line on the log) where better-sqlite3 could not be installed. */
+async function chooseSearchEngine(option: SearchEngine | undefined, log: (line: string) => void): Promise<SearchEngine> {
+  const asked = searchEngineAsked(option);
+  if (asked) return asked;
+  if (await sqliteAvailable()) return 'sqlite';
+  log('asof: better-sqlite3 is not installed (no prebuilt binary and no compiler?): searching with PostgreSQL on PGlite, slower at scale');
+  return 'postgres';
 }
 
 /** The request budget from the environment, when it names a positive number of milliseconds. */
@@ -70,10 +100,14 @@ export interface EmbeddedStores {
   dynamo: LocalDynamoAccess;
   /** The embedded PostgreSQL itself (jobs and tests that work below the ports). */
   sql: SqlClient;
+  /** The SQLite search index itself, when it is the engine (tests that work below the port). */
+  sqliteSearch: SqliteSearchIndex | null;
   /** Stop the embedded DynamoDB while everything else runs (to test an outage under a live server). */
   stopDynamo(): Promise<void>;
-  /** Close the embedded PostgreSQL while everything else runs. */
+  /** Close the search index's store while everything else runs. */
   stopSearch(): Promise<void>;
+  /** Close the embedded PostgreSQL (the case-law replica) while everything else runs. */
+  stopCaseLaw(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,29 +123,61 @@ async function openDynamo(dataDir: string | null, tracker?: WriteTracker): Promi
   }
 }
 
+/** The SQLite search index of a data dir (its own folder), or of a temporary folder removed at close. */
+async function openSqliteSearch(dataDir: string | null, timeouts: Partial<SqlTimeouts>) {
+  const dir = dataDir === null ? await mkdtemp(join(tmpdir(), 'asof-search-')) : join(dataDir, 'search');
+  await mkdir(dir, { recursive: true });
+  const index = await SqliteSearchIndex.open(join(dir, 'search.sqlite'), { timeouts });
+  const removeTemp = () => (dataDir === null ? rm(dir, { recursive: true, force: true }) : Promise.resolve());
+  return { index, removeTemp };
+}
+
 /** Opens (creating on first use) the stores of a data dir, or in memory when `dataDir` is null. */
 export async function openEmbeddedStores(dataDir: string | null, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const tracker = new WriteTracker();
-  const dynalite = await openDynamo(dataDir, tracker);
-  const doc = createDocumentClient(dynalite.access);
-  await ensureTables(doc, LOCAL_TABLES);
-  const pglite = await openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'), {
-    ...(options.onSqlRestart && { onRestart: options.onSqlRestart }),
-  });
+  const engine = await chooseSearchEngine(options.searchEngine, options.log ?? (() => undefined));
   const timeouts = { ...requestTimeoutFromEnv(), ...options.sqlTimeouts };
+  if (dataDir !== null) await makeDataDirPrivate(dataDir);
+  // The three stores open side by side: PGlite's start (~0.6 s on a loaded data dir) is most of a start.
+  const opened = await Promise.allSettled([
+    openDynamo(dataDir, tracker),
+    openPgliteThread(dataDir === null ? undefined : join(dataDir, 'postgres'), {
+      ...(options.onSqlRestart && { onRestart: options.onSqlRestart }),
+    }),
+    engine === 'sqlite' ? openSqliteSearch(dataDir, timeouts) : Promise.resolve(null),
+  ] as const);
+  const [dynaliteOpened, pgliteOpened, sqliteOpened] = opened;
+  if (dynaliteOpened.status === 'rejected' || pgliteOpened.status === 'rejected' || sqliteOpened.status === 'rejected') {
+    // One failed: close what the others opened (a thread left running would keep the process alive), then fail.
+    await Promise.allSettled([
+      dynaliteOpened.status === 'fulfilled' && dynaliteOpened.value.close(),
+      pgliteOpened.status === 'fulfilled' && closePglite(pgliteOpened.value),
+      sqliteOpened.status === 'fulfilled' && sqliteOpened.value?.index.close().then(sqliteOpened.value.removeTemp),
+    ]);
+    throw opened.find((o) => o.status === 'rejected')!.reason;
+  }
+  const [dynalite, pglite, sqlite] = [dynaliteOpened.value, pgliteOpened.value, sqliteOpened.value];
+  const doc = createDocumentClient(dynalite.access);
   const sql = pgliteClient(pglite, { timeouts });
-  await migrate(sql);
   // The replica's own client on the same instance, so that its failures are reported as caselaw_unavailable.
   const caselawSql = pgliteClient(pglite, { store: 'caselaw', timeouts });
-  await migrateCaseLaw(caselawSql);
+  await Promise.all([ensureTables(doc, LOCAL_TABLES), migrate(sql).then(() => migrateCaseLaw(caselawSql))]);
   // PGlite sets modes of its own (0666 on the files of a new cluster): make them private again now, and at close.
   const privateAgain = () => (dataDir === null ? Promise.resolve() : makeDataDirPrivate(dataDir));
   await privateAgain();
   const versions = new DynamoVersionStore(doc, LOCAL_TABLES.versions);
-  const search = new PostgresSearchIndex(sql);
+  const search = sqlite?.index ?? new PostgresSearchIndex(sql);
+  if (sqlite && !(await sqlite.index.isBuilt())) {
+    await buildSearchIndex(versions, sqlite.index, options.log ?? (() => undefined));
+    await sqlite.index.markBuilt();
+  }
   const accounts = new DynamoAccountStore(doc, LOCAL_TABLES.accounts);
   const formats = new DynamoFormatStore(doc, LOCAL_TABLES.ops);
   const cache = options.cache ?? true;
+  const stopSearch = () => {
+    tracker.close(SEARCH_TABLE);
+    return sqlite ? sqlite.index.close() : closePglite(pglite);
+  };
   return {
     versions: cache ? new CachingVersionStore(versions, { stamps: tracker, table: LOCAL_TABLES.versions }) : versions,
     search: cache ? new CachingSearchIndex(search, { tracker, table: SEARCH_TABLE }) : search,
@@ -122,14 +188,14 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),
     dynamo: dynalite.access,
     sql,
+    sqliteSearch: sqlite?.index ?? null,
     stopDynamo: () => dynalite.close(),
-    stopSearch: () => {
-      tracker.close(SEARCH_TABLE);
-      return closePglite(pglite);
-    },
+    stopSearch,
+    stopCaseLaw: () => (sqlite ? closePglite(pglite) : stopSearch()),
     async close() {
       doc.destroy();
-      await Promise.all([dynalite.close(), closePglite(pglite)]);
+      await Promise.all([dynalite.close(), closePglite(pglite), sqlite?.index.close()]);
+      await sqlite?.removeTemp();
       await privateAgain();
     },
   };

@@ -53,8 +53,11 @@ export async function openLocalStores(opts: {
   cache?: boolean;
   sqlTimeouts?: Partial<SqlTimeouts>;
   onSqlRestart?: EmbeddedStoreOptions['onSqlRestart'];
+  /** Progress lines (building the search index of a data dir that has none). */
+  log?: (line: string) => void;
 }): Promise<LocalStores> {
   const stores = await openEmbeddedStores(opts.dataDir, {
+    ...(opts.log && { log: opts.log }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
     ...(opts.onSqlRestart && { onSqlRestart: opts.onSqlRestart }),
@@ -264,6 +267,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
     onSqlRestart: (restart) => logger.warn(PGLITE_RESTART_LOG, { ...restart, reopenMs: Math.round(restart.reopenMs) }),
+    log,
   });
   const jobs = localJobs(stores);
   if (opts.sample ?? true) {

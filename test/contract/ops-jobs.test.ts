@@ -52,7 +52,8 @@ let sql: SqlClient;
 let sampleVersions: SectionVersion[];
 
 beforeAll(async () => {
-  stores = await openEmbeddedStores(null);
+  // Search on PostgreSQL: the sandboxes below are schemas of the same PGlite, cloned from the sample's rows.
+  stores = await openEmbeddedStores(null, { searchEngine: 'postgres' });
   doc = createDocumentClient(stores.dynamo);
   sql = stores.sql;
   const deps = { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => LOADED_AT };

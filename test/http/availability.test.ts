@@ -165,26 +165,28 @@ describe('while a statement that runs long holds the embedded PostgreSQL', () =>
     expect(held.ms).toBeLessThan(BEHIND_MS);
 
     expect((await get(freshSearch())).status).toBe(200);
+    // The probe no longer waits for PGlite (it pings the search engine): wait here for its thread to be back.
+    await server.stores.sql.query('SELECT 1', [], { budget: 'probe' });
     expect((await get('/law/cases/111014')).status).toBe(200);
     expect((await get('/health/corpus', false)).body).toMatchObject({ ok: true, status: 'healthy' });
   });
 
-  it('answers a search waiting behind it 503 statutes_unavailable with Retry-After at the search budget', async () => {
-    // A job's statement (its budget is minutes): it ends by itself, so the search is the one that runs out of time.
+  it('answers a case waiting behind it 503 caselaw_unavailable with Retry-After at its budget; searches do not wait', async () => {
+    // A job's statement (its budget is minutes): it ends by itself, so the case is the one that runs out of time.
     const holding = server.stores.sql.query('SELECT pg_sleep(4)');
     await sleep(100);
 
     const [search, kase] = await Promise.all([get(freshSearch()), get('/law/cases/111014')]);
 
-    expectUnavailable(search, 'statutes_unavailable');
-    expect(search.body.error.message).toMatch(/did not answer in time/);
+    // Search is on its own engine (SQLite), not behind the case-law replica.
+    expect(search.status).toBe(200);
+    expect(search.ms).toBeLessThan(PROMPT_MS);
     expectUnavailable(kase, 'caselaw_unavailable');
-    for (const r of [search, kase]) {
-      expect(r.ms).toBeGreaterThanOrEqual(REQUEST_BUDGET_MS - 150);
-      expect(r.ms).toBeLessThan(BEHIND_MS);
-    }
+    expect(kase.body.error.message).toMatch(/did not answer in time/);
+    expect(kase.ms).toBeGreaterThanOrEqual(REQUEST_BUDGET_MS - 150);
+    expect(kase.ms).toBeLessThan(BEHIND_MS);
     await holding;
-    expect((await get(freshSearch())).status).toBe(200);
+    expect((await get('/law/cases/111014')).status).toBe(200);
   });
 
   it('many long statements at once: each one, the searches and cases behind them, lookups and the probe answer within a bound', async () => {
@@ -215,6 +217,65 @@ describe('while a statement that runs long holds the embedded PostgreSQL', () =>
     }
 
     expect((await get(freshSearch())).status).toBe(200);
+    await server.stores.sql.query('SELECT 1', [], { budget: 'probe' });
     expect((await get('/law/cases/111014/cited-by')).status).toBe(200);
+  });
+});
+
+/** A statement that keeps one of the search engine's reader threads busy for seconds (SQLite counting, no table). */
+const COUNTING = (n: number) =>
+  `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM (SELECT x FROM c LIMIT ${n})`;
+
+describe('while statements that run long hold the search engine (SQLite)', () => {
+  const engine = () => {
+    const sqlite = server.stores.sqliteSearch;
+    if (!sqlite) throw new Error('the server runs without the SQLite search engine');
+    return sqlite.workers;
+  };
+
+  it('answers a search waiting behind them 503 statutes_unavailable with Retry-After at the search budget', async () => {
+    // Job statements (their budget is minutes) on every reader: they end by themselves, so the search runs out of time.
+    const holding = [1, 2].map(() => engine().sleep(4_000));
+    await sleep(100);
+
+    const [search, lookup, kase, health] = await Promise.all([
+      get(freshSearch()),
+      get('/law/lookup?jurisdiction=us&citation=1-1'),
+      get('/law/cases/111014'),
+      get('/health/corpus', false),
+    ]);
+
+    expectUnavailable(search, 'statutes_unavailable');
+    expect(search.body.error.message).toMatch(/did not answer in time/);
+    expect(search.ms).toBeGreaterThanOrEqual(REQUEST_BUDGET_MS - 150);
+    expect(search.ms).toBeLessThan(BEHIND_MS);
+    for (const r of [lookup, kase, health]) {
+      expect(r.status).toBe(200);
+      expect(r.ms).toBeLessThan(PROMPT_MS);
+    }
+    await Promise.all(holding);
+    expect((await get(freshSearch())).status).toBe(200);
+  });
+
+  it('gives up a statement past its request budget and replaces its thread: searches, lookups and the probe go on', async () => {
+    const restartsBefore = engine().restarts;
+    const runaway = timed(failure(engine().all(COUNTING(200_000_000), [], 'request')));
+    await sleep(100);
+
+    const [searches, lookup, probe] = await Promise.all([
+      Promise.all(Array.from({ length: 4 }, () => get(freshSearch()))),
+      get('/law/lookup?jurisdiction=us&citation=1-2'),
+      timed(probeCorpus(server.stores, { force: true })),
+    ]);
+
+    for (const r of searches) expectAnswered(r, BEHIND_MS, 'statutes_unavailable');
+    expect(lookup.status).toBe(200);
+    expect(probe.value).toMatchObject({ reachable: true, detail: 'ok' });
+    const stopped = await runaway;
+    expect(stopped.value).toBeInstanceOf(StoreUnavailableError);
+    expect((stopped.value as StoreUnavailableError).reason).toBe('timeout');
+    expect(stopped.ms).toBeLessThan(BEHIND_MS);
+    expect(engine().restarts).toBe(restartsBefore + 1);
+    expect((await get(freshSearch())).status).toBe(200);
   });
 });

@@ -205,7 +205,7 @@ describe('GET /law/cases/{clusterId} and /cited-by', () => {
 describe('the replica going away under a running server', () => {
   it('answers caselaw_unavailable (503) on every case-law endpoint', async () => {
     const key = await keyWith();
-    await server.stores.stopSearch();
+    await server.stores.stopCaseLaw();
     for (const answer of [
       await lookup(key, { text: '267 Ga. 9' }),
       await call('GET', '/law/cases/111014', key),

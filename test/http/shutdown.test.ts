@@ -59,8 +59,8 @@ describe('SIGTERM', () => {
   it('stops a server whose PGlite runs a ten-minute statement within seconds, and the data dir opens again intact', async () => {
     const dir = await dataDir();
     const { child, match } = await start(['--import', 'tsx', 'test/support/serve-holding-postgres.ts', dir], /holding (\S+) (\S+)/);
-    // A request in flight too: a search waiting behind the statement.
-    const search = fetch(`${match[1]}/law/search?q=anything`, { headers: { authorization: `Bearer ${match[2]}` } }).then(
+    // A request in flight too: a case waiting behind the statement (search runs on its own engine, SQLite).
+    const search = fetch(`${match[1]}/law/cases/111014`, { headers: { authorization: `Bearer ${match[2]}` } }).then(
       (r) => r.status,
       () => 'dropped',
     );

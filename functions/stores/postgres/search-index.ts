@@ -1,3 +1,4 @@
+import { parseKeywords } from '#law/keywords.ts';
 import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/model.ts';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
@@ -55,27 +56,7 @@ const RANK_WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
 /** ts_rank_cd normalization: 1 divides by 1 + log(length) so long sections don't win by size alone; 32 maps to [0, 1). */
 const RANK_NORMALIZATION = 1 | 32;
 
-/** At most this many quoted phrases are honoured as phrases; the rest count as plain words. */
-const MAX_PHRASES = 8;
-
-/**
- * The user's keywords as the parts of an all-terms query: the words outside quotes (WORDS_QUERY: every word
- * ANDed, operators and punctuation are just separators) and each quoted phrase (phraseto_tsquery: the words in that
- * order). websearch_to_tsquery would read `or` as OR and `-word` as NOT, which breaks "every term must match".
- */
-export function parseKeywords(q: string): { words: string; phrases: string[] } {
-  const parts = q.split('"');
-  // An odd number of quotes leaves the last segment unterminated: read it as plain words.
-  const closed = parts.length % 2 === 1 ? parts.length : parts.length - 1;
-  const words: string[] = [];
-  const phrases: string[] = [];
-  parts.forEach((part, i) => {
-    const isPhrase = i % 2 === 1 && i < closed;
-    if (isPhrase && phrases.length < MAX_PHRASES) phrases.push(part.trim());
-    else words.push(part);
-  });
-  return { words: words.join(' ').trim(), phrases: phrases.filter(Boolean) };
-}
+export { parseKeywords };
 
 interface HitRow {
   citation: Citation;

@@ -1,0 +1,240 @@
+import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/model.ts';
+import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
+import { renderSnippet } from '#law/snippet.ts';
+import { localDateOf } from '#shared/dates.ts';
+import { ftsQuery } from './fts-query.ts';
+import { SqliteWorkers, type SqliteWorkersOptions, type WorkerLane } from './sqlite-workers.ts';
+
+/**
+ * The layout's version. A data dir whose index has another (or none) gets a new, empty one, which its owner fills
+ * from the version store (functions/local/search-build.ts).
+ */
+export const SQLITE_SEARCH_SCHEMA_VERSION = '1';
+
+/**
+ * Two tables per version: `search_docs`, narrow (what a search filters and sorts on: validity as yyyymmdd integers,
+ * jurisdiction, corpus, key), and `search_text` (catchline, body, the hit's fields as JSON), over which `search_fts`
+ * is an FTS5 index (external content: the text is stored once, triggers keep the index in step). The narrow table is
+ * what a broad search reads for each of its matches, so it is kept small enough to stay in the cache. Porter stemming
+ * over unicode61 tokens matches other forms of a word as PostgreSQL's english configuration does (agreements →
+ * agreement, strangling → strangled).
+ */
+const SCHEMA = `
+  CREATE TABLE search_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE search_docs (
+    doc INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    jurisdiction TEXT NOT NULL,
+    corpus TEXT NOT NULL,
+    key TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER NOT NULL
+  );
+  CREATE TABLE search_text (doc INTEGER PRIMARY KEY, catchline TEXT NOT NULL, body TEXT NOT NULL, hit TEXT NOT NULL);
+  CREATE VIRTUAL TABLE search_fts USING fts5(
+    catchline, body, content = 'search_text', content_rowid = 'doc', tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER search_docs_deleted AFTER DELETE ON search_docs BEGIN
+    DELETE FROM search_text WHERE doc = old.doc;
+  END;
+  CREATE TRIGGER search_text_inserted AFTER INSERT ON search_text BEGIN
+    INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body);
+  END;
+  CREATE TRIGGER search_text_deleted AFTER DELETE ON search_text BEGIN
+    INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body);
+  END;
+  CREATE TRIGGER search_text_retexted AFTER UPDATE ON search_text
+  WHEN old.catchline IS NOT new.catchline OR old.body IS NOT new.body BEGIN
+    INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body);
+    INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body);
+  END;
+  INSERT INTO search_meta (name, value) VALUES ('schema', '${SQLITE_SEARCH_SCHEMA_VERSION}'), ('built', 'no');`;
+
+const DROP = `
+  DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_text; DROP TABLE IF EXISTS search_docs;
+  DROP TABLE IF EXISTS search_meta;`;
+
+const DOC_COLUMNS = ['jurisdiction', 'corpus', 'key', 'valid_from', 'valid_to'] as const;
+const TEXT_COLUMNS = ['catchline', 'body', 'hit'] as const;
+const changed = (table: string, columns: readonly string[]) =>
+  `(${columns.map((c) => `${table}.${c}`).join(', ')}) IS NOT (${columns.map((c) => `excluded.${c}`).join(', ')})`;
+
+/** Insert, or update the rows whose content differs (an unchanged document is no write at all, as on PostgreSQL). */
+const UPSERT = [
+  `INSERT INTO search_docs (id, ${DOC_COLUMNS.join(', ')}) VALUES (@id, ${DOC_COLUMNS.map((c) => `@${c}`).join(', ')})
+   ON CONFLICT (id) DO UPDATE SET ${DOC_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}
+   WHERE ${changed('search_docs', DOC_COLUMNS)}`,
+  `INSERT INTO search_text (doc, ${TEXT_COLUMNS.join(', ')})
+   VALUES ((SELECT doc FROM search_docs WHERE id = @id), ${TEXT_COLUMNS.map((c) => `@${c}`).join(', ')})
+   ON CONFLICT (doc) DO UPDATE SET ${TEXT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}
+   WHERE ${changed('search_text', TEXT_COLUMNS)}`,
+];
+
+/** A local date (YYYY-MM-DD) as the integer yyyymmdd the narrow table compares. */
+const dayNumber = (date: string): number => Number(date.replaceAll('-', ''));
+
+/** Ranking weights: catchline terms count 2.5 times body terms (PostgreSQL's A 1.0 / B 0.4). */
+const BM25 = 'bm25(search_fts, 2.5, 1.0)';
+/** Tokens of a snippet (FTS5's snippet(): one fragment around the densest matches; at most 64). */
+const SNIPPET_TOKENS = 30;
+
+/**
+ * One statement: FTS5 finds the versions holding every term, the validity / jurisdiction / corpus filters cut them
+ * down, all survivors are ranked, and only the `limit` best get a snippet. Order: a catchline holding the whole query
+ * first, then bm25 (lower is better), then the citation in byte order so results are reproducible.
+ */
+const SEARCH = `
+  SELECT x.hit, x.catchline, snippet(search_fts, 1, char(1), char(2), ' … ', ${SNIPPET_TOKENS}) AS marked
+  FROM (
+    SELECT d.doc, d.jurisdiction, d.corpus, d.key, d.id,
+           d.doc IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline) AS in_catchline,
+           ${BM25} AS score
+    FROM search_fts JOIN search_docs d ON d.doc = search_fts.rowid
+    WHERE search_fts MATCH @all AND d.valid_from <= @asOf AND @asOf < d.valid_to
+      AND (@jurisdictions IS NULL OR d.jurisdiction IN (SELECT value FROM json_each(@jurisdictions)))
+      AND (@corpus IS NULL OR d.corpus = @corpus)
+    ORDER BY in_catchline DESC, score, d.jurisdiction, d.corpus, d.key, d.id
+    LIMIT @limit
+  ) t JOIN search_fts ON search_fts.rowid = t.doc JOIN search_text x ON x.doc = t.doc
+  WHERE search_fts MATCH @all
+  ORDER BY t.in_catchline DESC, t.score, t.jurisdiction, t.corpus, t.key, t.id`;
+
+/** What a hit shows beside its catchline and snippet, stored as JSON. */
+interface StoredHit {
+  citation: Citation;
+  status: SectionStatus;
+  temporalBasis: TemporalBasis;
+  versionLabel: string;
+  provenance: Provenance;
+}
+
+const toRow = (d: SearchDocument) => ({
+  id: d.id,
+  jurisdiction: d.citation.jurisdiction,
+  corpus: d.citation.corpus,
+  key: d.citation.key,
+  valid_from: dayNumber(localDateOf(d.validFrom)),
+  valid_to: dayNumber(localDateOf(d.validTo)),
+  catchline: d.catchline,
+  body: d.bodyText,
+  hit: JSON.stringify({
+    citation: d.citation,
+    status: d.status,
+    temporalBasis: d.temporalBasis,
+    versionLabel: d.provenance.versionLabel,
+    provenance: d.provenance,
+  } satisfies StoredHit),
+});
+
+/** Creates the layout on a new file, or replaces one of another version with an empty one. */
+async function ensureSchema(writer: WorkerLane): Promise<void> {
+  const tables = await writer.run({ kind: 'all', sql: `SELECT name FROM sqlite_master WHERE name = 'search_meta'` });
+  if ((tables.rows ?? []).length > 0) {
+    const found = await writer.run({ kind: 'all', sql: `SELECT value FROM search_meta WHERE name = 'schema'` });
+    if ((found.rows as { value: string }[])[0]?.value === SQLITE_SEARCH_SCHEMA_VERSION) return;
+  }
+  await writer.run({ kind: 'exec', sql: `BEGIN; ${DROP} ${SCHEMA} COMMIT;` });
+}
+
+export type SqliteSearchIndexOptions = SqliteWorkersOptions;
+
+/**
+ * Whether better-sqlite3 is installed and its native module loads. It is an optional dependency: its binary comes
+ * prebuilt from GitHub or is compiled at install (node-gyp), and an install that could do neither goes on without it.
+ */
+export async function sqliteAvailable(): Promise<boolean> {
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    new Database(':memory:').close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SearchIndex on SQLite FTS5 (better-sqlite3), the embedded default: one database file, searched by a few reader
+ * threads at once and written by one writer thread (sqlite-workers.ts), so neither a search nor a write runs on the
+ * event loop, and a search past its budget is answered 503 while the others go on.
+ */
+export class SqliteSearchIndex implements SearchIndex {
+  private constructor(readonly workers: SqliteWorkers) {}
+
+  static async open(file: string, options: SqliteSearchIndexOptions = {}): Promise<SqliteSearchIndex> {
+    return new SqliteSearchIndex(await SqliteWorkers.open(file, ensureSchema, options));
+  }
+
+  /** Whether the index was filled from the version store since it was created (see markBuilt). */
+  async isBuilt(): Promise<boolean> {
+    const rows = await this.workers.writerAll<{ value: string }>(`SELECT value FROM search_meta WHERE name = 'built'`);
+    return rows[0]?.value === 'yes';
+  }
+
+  async markBuilt(): Promise<void> {
+    await this.workers.batch(`UPDATE search_meta SET value = 'yes' WHERE name = 'built'`, [[]]);
+  }
+
+  async upsert(docs: readonly SearchDocument[]): Promise<void> {
+    await this.workers.batch(UPSERT, docs.map(toRow));
+  }
+
+  async setValidTo(id: string, validTo: string): Promise<void> {
+    const to = dayNumber(localDateOf(validTo));
+    await this.workers.batch(`UPDATE search_docs SET valid_to = @to WHERE id = @id AND valid_to IS NOT @to`, [{ id, to }]);
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    await this.workers.batch(
+      'DELETE FROM search_docs WHERE id = ?',
+      ids.map((id) => [id]),
+    );
+  }
+
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    const match = ftsQuery(query.q);
+    if (!match || query.limit < 1 || query.jurisdictions?.length === 0) return [];
+    const rows = await this.workers.all<{ hit: string; catchline: string; marked: string }>(
+      SEARCH,
+      {
+        all: match.all,
+        catchline: match.catchline,
+        asOf: dayNumber(query.asOf),
+        jurisdictions: query.jurisdictions ? JSON.stringify(query.jurisdictions) : null,
+        corpus: query.corpus,
+        limit: Math.floor(query.limit),
+      },
+      'request',
+    );
+    return rows.map((r) => {
+      const hit = JSON.parse(r.hit) as StoredHit;
+      return {
+        citation: hit.citation,
+        catchline: r.catchline,
+        snippet: renderSnippet(r.marked),
+        status: hit.status,
+        temporalBasis: hit.temporalBasis,
+        versionLabel: hit.versionLabel,
+        provenance: hit.provenance,
+      };
+    });
+  }
+
+  /** After a bulk change: FTS5's segments merged into one b-tree (fewer to read per term), the WAL folded back. */
+  async refresh(): Promise<void> {
+    await this.workers.exec(`INSERT INTO search_fts (search_fts) VALUES ('optimize'); PRAGMA optimize;`);
+    await this.workers.writerAll('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.workers.all<{ n: number }>('SELECT count(*) AS n FROM search_docs', [], 'request');
+    return rows[0]?.n ?? 0;
+  }
+
+  async ping(): Promise<void> {
+    await this.workers.all('SELECT 1', [], 'probe');
+  }
+
+  close(): Promise<void> {
+    return this.workers.close();
+  }
+}
