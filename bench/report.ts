@@ -102,6 +102,11 @@ export interface BenchResults {
   /** USLM ingest on real OLRC files: first load, unchanged re-run, the largest and smallest title (issue 16). */
   uslmIngest?: UslmIngestFigures | null;
   dcCode?: DcCodeFigures | null;
+  /**
+   * § 1h, the embedded search engine candidates: measured by hand with bench/search-engines.ts (one engine per run,
+   * tens of minutes each), kept here as written so that a report rendered again keeps it.
+   */
+  searchEnginesByHand?: string[];
   dcCodeRun?: { at: string; commit: string; command: string };
   uslmIngestRun?: { at: string; commit: string; command: string };
   /** § 1f: lookup and search on the federal corpus of the OLRC zips next to the sample (issue 16). */
@@ -333,6 +338,7 @@ export function renderReport(r: BenchResults): string {
   if (r.uslmIngest) push(...uslmIngestSection(r.uslmIngest, r.uslmIngestRun));
   if (r.federal) push(...federalSection(r.federal, r.federalRun));
   if (r.dcCode) push(...dcCodeSection(r.dcCode, r.dcCodeRun));
+  if (r.searchEnginesByHand) push(...r.searchEnginesByHand, '');
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
   if (s) {

@@ -7,9 +7,11 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { OPEN_END } from '#law/model.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
+import { WriteCounters } from '#stores/cache/change-stamps.ts';
 import { DynamoAccountStore, idItemKey } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient, itemBytes, toStoreError } from '#stores/dynamodb/client.ts';
 import { startDynalite } from '#stores/dynamodb/dynalite.ts';
+import { serveDynalite } from '#stores/dynamodb/dynalite-server.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
@@ -45,8 +47,14 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
       open--;
       return detach.call(this, r);
     };
+    // The server's code as its thread runs it, here in this process, where abstract-level can be watched.
+    const credentials = { accessKeyId: 'ASOFITERATORS', secretAccessKey: 'in-this-process' };
+    const serving = await serveDynalite({ credentials, counters: new WriteCounters() });
+    const doc = createDocumentClient({ endpoint: `http://127.0.0.1:${serving.port}`, credentials });
     try {
-      const store = new DynamoVersionStore(dynamo.doc, (await freshTables()).versions);
+      const names = tableNames('iterators');
+      await ensureTables(doc, names);
+      const store = new DynamoVersionStore(doc, names.versions);
       const r = refOf('1-1');
       await store.applyWrites([{ kind: 'put', version: versionOf(r, '2020-01-01T00:00:00-05:00', OPEN_END) }]);
 
@@ -64,6 +72,8 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
     } finally {
       proto.attachResource = attach;
       proto.detachResource = detach;
+      doc.destroy();
+      await serving.close();
     }
   });
 });
