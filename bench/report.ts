@@ -918,7 +918,7 @@ function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslm
       : []),
     `OLRC's US Code titles under \`${u.dir}\` (${u.zips} zips, unpacked first in ${sec(u.unzipMs)}; \`-- --uslm-dir DIR\` points the section at another ` +
       'directory of OLRC zips or USLM XML, e.g. a full release-point download). Each run is a child process of its own on a fresh or the same ' +
-      'data dir, through `runIngest` on `openLocalStores` as `asof ingest` runs it (DynamoDB adapter on dynalite, PostgreSQL search on PGlite, ' +
+      'data dir, through `runIngest` on `openLocalStores` as `asof ingest` runs it (DynamoDB adapter on dynalite in its own thread, the embedded search engine (SQLite FTS5 since issue 17), ' +
       'on disk). MB = 10⁶ bytes of XML. The baseline is the USLM reader alone over the same files, no store: the ratio shows what the stores add. ' +
       "Peak RSS is VmHWM when runIngest returned, reset after the stores opened (so a new data dir's initdb, given apart, is not in it); " +
       'CPU time is user + system of every thread of the process during runIngest, which other work on the machine moves far less than wall time. ' +
@@ -949,7 +949,7 @@ function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslm
           `Peak RSS, largest title ÷ smallest: ${ratio(peak(largest.worker) / peak(smallest.worker))} for ${ratio(largest.xmlBytes / smallest.xmlBytes)} the XML ` +
             `(target: must not grow with the size of a title: ${verdict(peak(largest.worker) / peak(smallest.worker) < 1.25)}, within 25 %); ` +
             `peak JS heap of the ingest, largest ÷ smallest: ${largest.worker.peakHeapDuringIngestBytes && smallest.worker.peakHeapDuringIngestBytes ? ratio(largest.worker.peakHeapDuringIngestBytes / smallest.worker.peakHeapDuringIngestBytes) : '–'}. ` +
-            "Most of the RSS is the embedded stores' own (PGlite's WASM memory, which an initdb grows and never gives back; dynalite and LevelDB), not the title's.",
+            "Most of the RSS is the embedded stores' own (PGlite's WASM memory, opened for the case-law replica even by an ingest of statutes; dynalite and LevelDB; SQLite's page cache), not the title's.",
           '',
         ]
       : []),
