@@ -38,9 +38,13 @@ export async function startDynalite(options: { path?: string; port?: number; tra
     workerData: { path: options.path, port: options.port ?? 0, credentials, counters },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  // Only these listeners are removed once it serves: a Worker keeps listeners of its own, and `exited` must stay.
+  let onError: (err: Error) => void = () => undefined;
+  let onExit: (code: number) => void = () => undefined;
   const port = await new Promise<number>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the embedded DynamoDB's thread ended before it served (exit code ${code})`)));
+    onError = reject;
+    onExit = (code) => reject(new Error(`the embedded DynamoDB's thread ended before it served (exit code ${code})`));
+    worker.once('error', onError).once('exit', onExit);
     worker.once('message', (m: ThreadMessage) => {
       if ('ready' in m && m.ready) resolve(m.port);
       else reject(new Error('error' in m && m.error ? m.error : 'the embedded DynamoDB did not start'));
@@ -49,8 +53,7 @@ export async function startDynalite(options: { path?: string; port?: number; tra
     await worker.terminate();
     throw err;
   });
-  worker.removeAllListeners('error');
-  worker.removeAllListeners('exit');
+  worker.off('error', onError).off('exit', onExit);
   // A thread that fails after it served leaves the port closed: requests then fail as with any store that is down.
   worker.on('error', () => {});
 
