@@ -16,24 +16,21 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readUslmTitle } from '#ingest/uslm.ts';
 import { collectionById } from '#law/collections.ts';
-import { type LoadResult, poolStats, probePaths, runLoad } from './http-load.ts';
+import { WordFrequencies } from './corpus-words.ts';
+import { poolStats, probePaths } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
+import { type LoadSettings, type LoadTarget, measurePools, type PoolRuns } from './pool-runs.ts';
 import { createKeys, REPO, type RunningServer, rotatingAuth, runNode, startServer } from './proc.ts';
 import type { PoolStats } from './report.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { prng } from './synthetic-uslm.ts';
-import { sampleLookupPaths, sampleSearchPaths, searchPath } from './targets.ts';
+import { lookupPath, sampleLookupPaths, sampleSearchPaths, searchPath } from './targets.ts';
 
 /** Titles (OLRC file names) the lookup and search pools of the federal corpus are drawn from: none is in the sample. */
 const POOL_TITLES = ['usc05a', 'usc14', 'usc24', 'usc32', 'usc39', 'usc41'];
 const LOOKUPS_PER_TITLE = 150;
 
-export interface FederalRuns {
-  lookup: LoadResult;
-  search: LoadResult;
-  lookupC1: LoadResult;
-  searchC1: LoadResult;
-}
+export type FederalRuns = PoolRuns<'lookup' | 'search'>;
 
 export interface FederalCorpusFigures {
   lookupPool: PoolStats;
@@ -47,7 +44,7 @@ export interface FederalCorpusFigures {
 export interface FederalFigures {
   dir: string;
   loadAverage: number[];
-  settings: { connections: number; durationS: number; c1DurationS: number; warmupS: number; keys: number };
+  settings: LoadSettings;
   /** The sample: sections over its editions (documents the connectors read), and the first start that loads it. */
   sample: FederalCorpusFigures & { documents: number; firstStartMs: number };
   federal: FederalCorpusFigures & {
@@ -65,12 +62,7 @@ export interface FederalFigures {
   };
 }
 
-const lookupPath = (citation: string, asOf: string) =>
-  `/v1/law/lookup?jurisdiction=us&citation=${encodeURIComponent(citation)}&asOf=${asOf}`;
-
 const addDays = (date: string, days: number) => new Date(Date.parse(date) + days * 86_400_000).toISOString().slice(0, 10);
-
-const STOP = new Set(['shall', 'section', 'subsection', 'paragraph', 'chapter', 'title', 'under', 'which', 'other', 'there', 'their']);
 
 /**
  * The federal pools: for each pool title, keys of each of its editions at a date 60 days after the edition (inside
@@ -80,31 +72,26 @@ const STOP = new Set(['shall', 'section', 'subsection', 'paragraph', 'chapter', 
 export async function federalPools(zips: string[]): Promise<{ lookups: string[]; searches: string[]; broad: string[]; narrow: string[] }> {
   const rnd = prng(16);
   const lookups: string[] = [];
-  const df = new Map<string, number>();
+  const words = new WordFrequencies();
   const usc = collectionById('usc');
   for (const zip of zips.filter((z) => POOL_TITLES.some((t) => z.includes(`/xml_${t}@`)))) {
     for (const edition of await readUslmTitle(zip, { retrievedAt: '2026-11-24T00:00:00.000Z' })) {
       const keys: string[] = [];
       for await (const doc of edition.documents) {
         keys.push(doc.key);
-        for (const w of new Set(`${doc.catchline} ${doc.bodyText}`.toLowerCase().match(/\b[a-z]{6,}\b/g) ?? []))
-          if (!STOP.has(w)) df.set(w, (df.get(w) ?? 0) + 1);
+        words.add(doc.key, `${doc.catchline} ${doc.bodyText}`);
       }
       const date = addDays(edition.date, 60);
       for (let i = 0; i < LOOKUPS_PER_TITLE && keys.length; i++) {
         const key = keys[Math.floor(rnd() * keys.length)]!;
-        lookups.push(lookupPath(i % 2 ? usc.display(key) : key, date));
+        lookups.push(lookupPath('us', i % 2 ? usc.display(key) : key, date));
       }
     }
   }
   if (!lookups.length) throw new Error(`none of the pool titles (${POOL_TITLES.join(', ')}) is among the zips`);
   const unknown = Math.ceil(lookups.length * 0.03);
-  for (let i = 0; i < unknown; i++) lookups.push(lookupPath(`14-${90_000 + i}`, '2023-06-01'));
-  const byDf = [...df].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const broad = byDf.slice(0, 3).map(([w]) => w);
-  broad.push(`${broad[0]} ${broad[1]}`);
-  const rare = byDf.filter(([, n]) => n >= 2 && n <= 3).map(([w]) => w);
-  const narrow = Array.from({ length: 4 }, () => rare[Math.floor(rnd() * rare.length)]!);
+  for (let i = 0; i < unknown; i++) lookups.push(lookupPath('us', `14-${90_000 + i}`, '2023-06-01'));
+  const { broad, narrow } = words.queries(rnd);
   const searches: string[] = [];
   for (const q of [...broad, ...narrow]) {
     for (const date of [null, '2014-01-01', '2023-06-01']) searches.push(searchPath(q, date, null));
@@ -113,7 +100,7 @@ export async function federalPools(zips: string[]): Promise<{ lookups: string[];
   return { lookups, searches, broad, narrow };
 }
 
-async function zipsUnder(dir: string): Promise<string[]> {
+export async function zipsUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
     .filter((e) => e.isFile() && /\.zip$/i.test(e.name))
@@ -121,45 +108,7 @@ async function zipsUnder(dir: string): Promise<string[]> {
     .sort();
 }
 
-interface Settings {
-  connections: number;
-  durationS: number;
-  c1DurationS: number;
-  warmupS: number;
-  keys: number;
-}
-
-async function measure(
-  label: string,
-  server: RunningServer,
-  headers: Record<string, string>,
-  lookups: string[],
-  searches: string[],
-  s: Settings,
-  log: (line: string) => void,
-): Promise<FederalRuns> {
-  const origin = new URL(server.url).origin;
-  // A slow search load leaves work queued when its clients stop: wait for a trivial answer before the next run.
-  const drain = async () => (await fetch(`${origin}/v1/law/search?q=zzqxjv&asOf=2000-01-01`, { headers })).arrayBuffer();
-  const run = async (name: string, paths: string[], connections: number, durationS: number, warmupS: number) => {
-    const r = await runLoad({ name: `${name} (${label})`, origin, paths, headers, serverPid: server.pid, connections, durationS, warmupS });
-    await drain();
-    const statuses = Object.entries(r.byStatus)
-      .map(([st, v]) => `${st}×${v.count}`)
-      .join(' ');
-    log(
-      `  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50.toFixed(2)} ms, p99 ${r.latency.p99.toFixed(2)} ms (${statuses}${r.errors ? `, ${r.errors} errors` : ''})`,
-    );
-    for (const e of r.serverErrors) log(`    ${e.count} × ${e.body}`);
-    return r;
-  };
-  return {
-    lookup: await run('lookup', lookups, s.connections, s.durationS, s.warmupS),
-    search: await run('search', searches, s.connections, s.durationS, s.warmupS),
-    lookupC1: await run('lookup, 1 connection', lookups, 1, s.c1DurationS, 1),
-    searchC1: await run('search, 1 connection', searches, 1, s.c1DurationS, 1),
-  };
-}
+const target = (server: RunningServer): LoadTarget => ({ origin: new URL(server.url).origin, pid: server.pid, drains: true });
 
 async function measureCorpus(
   label: string,
@@ -167,7 +116,7 @@ async function measureCorpus(
   headers: Record<string, string>,
   lookups: string[],
   searches: string[],
-  s: Settings,
+  s: LoadSettings,
   log: (line: string) => void,
   running?: RunningServer,
 ): Promise<FederalCorpusFigures> {
@@ -185,21 +134,28 @@ async function measureCorpus(
         .join(', ')}), ${searches.length} searches (${searchPool.withHits} with hits, ${searchPool.meanHits?.toFixed(0)} hits on average)`,
     );
     log(`${label}: \`asof serve\` (cache, meter)`);
-    served = await measure(label, server, headers, lookups, searches, s, log);
+    served = await measurePools(label, target(server), headers, { lookup: lookups, search: searches }, s, log);
   } finally {
     await server.stop();
   }
   log(`${label}: \`asof serve --no-cache --no-meter\``);
   const bare = await startServer(dataDir, { cache: false, meter: false });
   try {
-    const uncachedUnmetered = await measure(`${label}, no cache, no meter`, bare, headers, lookups, searches, s, log);
+    const uncachedUnmetered = await measurePools(
+      `${label}, no cache, no meter`,
+      target(bare),
+      headers,
+      { lookup: lookups, search: searches },
+      s,
+      log,
+    );
     return { lookupPool, searchPool, served, uncachedUnmetered };
   } finally {
     await bare.stop();
   }
 }
 
-export async function federalFigures(dirArg: string, s: Settings, log: (line: string) => void): Promise<FederalFigures> {
+export async function federalFigures(dirArg: string, s: LoadSettings, log: (line: string) => void): Promise<FederalFigures> {
   const dir = resolve(dirArg);
   const loadAverage = loadavg();
   const zips = await zipsUnder(dir);

@@ -136,24 +136,37 @@ export async function startServer(
   };
 }
 
-/** Runs a command to completion; rejects on a non-zero exit. */
+/**
+ * Runs a command to completion; rejects on a non-zero exit. `peakRssBytes`: the process's VmHWM as last read (every
+ * 100 ms while it runs, so a peak in its last 100 ms can be missed; 0 where /proc is not there).
+ */
 export function runNode(
   args: string[],
-  opts: { onStderrLine?: (line: string) => void } = {},
-): Promise<{ stdout: string; stderr: string; ms: number }> {
+  opts: { onStderrLine?: (line: string) => void; onStdoutLine?: (line: string) => void } = {},
+): Promise<{ stdout: string; stderr: string; ms: number; peakRssBytes: number }> {
   const began = performance.now();
   const child = spawn(process.execPath, args, { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  let peakRssBytes = 0;
+  const sampler = setInterval(() => (peakRssBytes = Math.max(peakRssBytes, procStatus(child.pid!).hwm)), 100);
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    stdout += `${line}\n`;
+    opts.onStdoutLine?.(line);
+  });
   createInterface({ input: child.stderr! }).on('line', (line) => {
     stderr += `${line}\n`;
     opts.onStderrLine?.(line);
   });
   return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('exit', (code) => {
-      if (code === 0) done({ stdout, stderr, ms: performance.now() - began });
+    child.once('error', (err) => {
+      clearInterval(sampler);
+      fail(err);
+    });
+    // 'close', not 'exit': the output streams are read to their end first.
+    child.once('close', (code) => {
+      clearInterval(sampler);
+      if (code === 0) done({ stdout, stderr, ms: performance.now() - began, peakRssBytes });
       else fail(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}\n${stdout}`));
     });
   });

@@ -8,6 +8,7 @@ import type { DcCodeFigures } from './dc-code.ts';
 import type { FederalCorpusFigures, FederalFigures, FederalRuns } from './federal.ts';
 import { type LoadResult, percentiles } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
+import type { LoadedFigures } from './loaded.ts';
 import type { Machine } from './machine.ts';
 import type { CpuBreakdown, IngestBreakdown } from './profile.ts';
 import type { OpsFigure } from './pure.ts';
@@ -112,6 +113,9 @@ export interface BenchResults {
   /** § 1f: lookup and search on the federal corpus of the OLRC zips next to the sample (issue 16). */
   federal?: FederalFigures | null;
   federalRun?: { at: string; commit: string; command: string };
+  /** § 1i: the real loaded corpus (sample, federal zips, D.C. history, states), loaded through the CLI (issue 17). */
+  loaded?: LoadedFigures | null;
+  loadedRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   /** § 6: search cost by the number of words of `q`, on the scale store. */
   searchTerms?: SearchTermCosts | null;
@@ -189,6 +193,11 @@ function drainLine(h: SizeHttp): string[] {
       ]
     : [];
 }
+
+type SeparateRun = { at: string; commit: string; command: string };
+/** The line a section measured by a later `--only` run opens with. */
+const measuredSeparately = (run: SeparateRun | undefined): string[] =>
+  run ? [`Measured separately from the rest of this file: \`${run.command}\` at ${run.at} on ${run.commit}.`, ''] : [];
 
 const p200 = (r: LoadResult) => r.byStatus['200']?.latency ?? r.latency;
 
@@ -308,6 +317,8 @@ export function renderReport(r: BenchResults): string {
     push('');
   }
 
+  if (r.loaded) push(...loadedSummary(r.loaded));
+
   // ---- metering ------------------------------------------------------------------------------------------------
   if (r.meter) {
     const { metered, unmetered } = r.meter;
@@ -338,6 +349,7 @@ export function renderReport(r: BenchResults): string {
   if (r.uslmIngest) push(...uslmIngestSection(r.uslmIngest, r.uslmIngestRun));
   if (r.federal) push(...federalSection(r.federal, r.federalRun));
   if (r.dcCode) push(...dcCodeSection(r.dcCode, r.dcCodeRun));
+  if (r.loaded) push(...loadedSection(r.loaded, r.loadedRun));
   if (r.searchEnginesByHand) push(...r.searchEnginesByHand, '');
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
@@ -772,9 +784,7 @@ function bulkLoadSection(figures: BulkLoadFigure[], separately?: BenchResults['b
   return [
     '## 1c. CourtListener bulk-data load (case-law issue)',
     '',
-    ...(separately
-      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
-      : []),
+    ...measuredSeparately(separately),
     "`asof ingest courtlistener` on a generated citation-map file in CourtListener's export format (PostgreSQL COPY CSV), streamed into the " +
       "replica on PGlite in a worker thread, on disk as `asof serve` keeps it, in a child process of its own (its peak RSS is the load's, " +
       "PGlite included; the loader heap is the loading thread's JS heap, the rows it holds at a time). Memory must not grow with the number of rows.",
@@ -816,9 +826,7 @@ function bundlesSection(b: BundleResults, separately?: BenchResults['bundlesRun'
   return [
     '## 1d. Lambda bundles (AWS stack issue)',
     '',
-    ...(separately
-      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
-      : []),
+    ...measuredSeparately(separately),
     'Every function the stacks deploy (one per route, the bearer authorizer, the site pages `page-…`, the scheduled jobs and the deploy-time setup job, `job-…`) bundled ' +
       'as lib/asof-function.ts asks CDK to (esbuild, CommonJS, node22, minified, source map without the sources, AWS SDK inside), written as ' +
       'CDK writes the asset (`index.js` and `index.js.map`, in a folder of its own), and its module init measured as deployed: `require` of the bundle in a fresh ' +
@@ -870,9 +878,7 @@ function dcCodeSection(d: DcCodeFigures, separately?: BenchResults['dcCodeRun'])
   return [
     '## 1g. D.C. Code, the whole history (issue 17)',
     '',
-    ...(separately
-      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
-      : []),
+    ...measuredSeparately(separately),
     `\`asof fetch dc-code\` on \`${d.repo}\` (the Council's repository as a git bundle, read with isomorphic-git), on the embedded stores ` +
       `(dynalite on disk, PGlite), each run a child process of its own (bench/dc-code-worker.ts); load average at the start ${d.loadAverage.map((x) => x.toFixed(2)).join(' / ')}.`,
     '',
@@ -913,9 +919,7 @@ function uslmIngestSection(u: UslmIngestFigures, separately?: BenchResults['uslm
   return [
     '## 1e. USLM ingest on the real files (issue 16)',
     '',
-    ...(separately
-      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
-      : []),
+    ...measuredSeparately(separately),
     `OLRC's US Code titles under \`${u.dir}\` (${u.zips} zips, unpacked first in ${sec(u.unzipMs)}; \`-- --uslm-dir DIR\` points the section at another ` +
       'directory of OLRC zips or USLM XML, e.g. a full release-point download). Each run is a child process of its own on a fresh or the same ' +
       'data dir, through `runIngest` on `openLocalStores` as `asof ingest` runs it (DynamoDB adapter on dynalite in its own thread, the embedded search engine (SQLite FTS5 since issue 17), ' +
@@ -1002,9 +1006,7 @@ function federalSection(f: FederalFigures, separately?: BenchResults['federalRun
   return [
     '## 1f. Lookup and search on the federal corpus next to the sample (issue 16)',
     '',
-    ...(separately
-      ? [`Measured separately from the rest of this file: \`${separately.command}\` at ${separately.at} on ${separately.commit}.`, '']
-      : []),
+    ...measuredSeparately(separately),
     "One fresh data dir: `asof serve`'s first start loads the bundled sample, which is measured; then every OLRC zip under " +
       `\`${f.dir}\` (${fe.zips} zips; \`-- --uslm-dir DIR\` points the section at a download of your own) is ingested **on top of the sample** ` +
       '(bench/ingest-worker.ts: runIngest, coverage refresh and audit, as `asof ingest uslm` runs them), and the same runs are measured again. ' +
@@ -1031,5 +1033,139 @@ function federalSection(f: FederalFigures, separately?: BenchResults['federalRun
     ...server('`asof serve --no-cache --no-meter`', (c) => c.uncachedUnmetered),
     '',
     ...errorLines([sa, fe].flatMap((c) => [c.served, c.uncachedUnmetered]).flatMap((x) => [x.lookup, x.search, x.lookupC1, x.searchC1])),
+  ];
+}
+
+const LOADED_TARGETS = { searchP50Ms: 20, searchP99Ms: 100, lookupP99Ms: 25, startMs: 3000, dcVersionsPerS: 200, rerunSpeedup: 10 };
+
+/** The issue-17 verdicts on the loaded corpus, each with the figure it is read from. */
+function loadedVerdicts(f: LoadedFigures) {
+  const u = f.loaded.unmetered;
+  const startMs = median(f.starts.map((x) => x.healthMs));
+  const dcPerS = f.dc.versionsWritten / (f.dc.firstMs / 1000);
+  const speedup = f.dc.firstMs / f.dc.rerunMs;
+  const search = (x: LoadResult) => x.latency.p50 <= LOADED_TARGETS.searchP50Ms && x.latency.p99 <= LOADED_TARGETS.searchP99Ms;
+  return {
+    startMs,
+    dcPerS,
+    speedup,
+    broad: search(u.broad),
+    narrow: search(u.narrow),
+    lookup: u.lookup.latency.p99 <= LOADED_TARGETS.lookupP99Ms,
+    start: startMs <= LOADED_TARGETS.startMs,
+    dc: dcPerS >= LOADED_TARGETS.dcVersionsPerS,
+    rerun: speedup >= LOADED_TARGETS.rerunSpeedup,
+  };
+}
+
+const corpusTotal = (f: LoadedFigures) =>
+  Object.values(f.corpus.byJurisdiction).reduce(
+    (t, c) => ({ sections: t.sections + c.sections, versions: t.versions + c.versions, textBytes: t.textBytes + c.textBytes }),
+    { sections: 0, versions: 0, textBytes: 0 },
+  );
+
+/** The Summary's rows for § 1i: the issue's targets on the loaded corpus, read off `--no-cache --no-meter`. */
+function loadedSummary(f: LoadedFigures): string[] {
+  const v = loadedVerdicts(f);
+  const { unmetered: u, metered: m } = f.loaded;
+  const c = f.settings.connections;
+  const total = corpusTotal(f);
+  const pair = (x: LoadResult) => `${ms(x.latency.p50)} / ${ms(x.latency.p99)}`;
+  return [
+    `Loaded corpus (§ 1i): ${int(total.sections)} sections, ${int(total.versions)} versions, ${(total.textBytes / 1e6).toFixed(0)} MB of text` +
+      `${f.sources.dcSlice ? ' (the D.C. slice only: no --dc-repo)' : ''}; every request reads the stores (\`--no-cache\`).`,
+    '',
+    '| figure | loaded, --no-meter | loaded, metered | sample, --no-meter | target |',
+    '|---|--:|--:|--:|---|',
+    `| lookup p50 / p99 (ms), ${c} connections | ${pair(u.lookup)} | ${pair(m.lookup)} | ${pair(f.sample.unmetered.lookup)} | p99 ≤ ${LOADED_TARGETS.lookupP99Ms} ms: ${verdict(v.lookup)} |`,
+    `| search, broad, p50 / p99 (ms), ${c} connections | ${pair(u.broad)} | ${pair(m.broad)} | ${pair(f.sample.unmetered.search)} | p50 ≤ ${LOADED_TARGETS.searchP50Ms}, p99 ≤ ${LOADED_TARGETS.searchP99Ms} ms: ${verdict(v.broad)} |`,
+    `| search, narrow, p50 / p99 (ms), ${c} connections | ${pair(u.narrow)} | ${pair(m.narrow)} | | p50 ≤ ${LOADED_TARGETS.searchP50Ms}, p99 ≤ ${LOADED_TARGETS.searchP99Ms} ms: ${verdict(v.narrow)} |`,
+    `| lookup / broad / narrow req/s, ${c} connections | ${int(u.lookup.rps)} / ${int(u.broad.rps)} / ${int(u.narrow.rps)} | ${int(m.lookup.rps)} / ${int(m.broad.rps)} / ${int(m.narrow.rps)} | ${int(f.sample.unmetered.lookup.rps)} / ${int(f.sample.unmetered.search.rps)} / | |`,
+    `| start on the loaded data dir → healthy (median of ${f.starts.length}) | ${sec(v.startMs)} | | | ≤ 3 s: ${verdict(v.start)} |`,
+    `| D.C. Code history, \`asof fetch dc-code\` end to end | ${int(v.dcPerS)} versions/s | | | ≥ ${LOADED_TARGETS.dcVersionsPerS} versions/s: ${verdict(v.dc)} |`,
+    `| D.C. Code, unchanged re-run: first ÷ re-run | ${ratio(v.speedup)} | | | ≥ ${LOADED_TARGETS.rerunSpeedup}×: ${verdict(v.rerun)} |`,
+    '',
+  ];
+}
+
+function loadedSection(f: LoadedFigures, separately?: BenchResults['loadedRun']): string[] {
+  const v = loadedVerdicts(f);
+  const total = corpusTotal(f);
+  const c = f.settings.connections;
+  const pool = (p: PoolStats) =>
+    poolMix(p) + (p.withHits === undefined ? '' : `; ${p.withHits} with hits, ${int(p.meanHits ?? 0)} hits on average`);
+  const quoted = (qs: string[]) => qs.map((q) => `"${q}"`).join(', ');
+  const runRow = (server: string, corpus: string, x: LoadResult, bare?: LoadResult) =>
+    `| ${server} | ${corpus} | ${x.connections} | ${ms(x.latency.p50)} | ${ms(x.latency.p99)} | ${ms(x.latency.max)} | ${int(x.rps)} | ${bare ? ratio(x.rps / bare.rps) : ''} | ${statusMix(x)} | ${cores(x.cpu.server)} / ${cores(x.cpu.other)} |`;
+  const server = (name: string, which: 'unmetered' | 'metered') => {
+    const [sa, lo] = [f.sample[which], f.loaded[which]];
+    return [
+      runRow(name, 'sample: lookup', sa.lookup, f.bare.lookup),
+      runRow(name, 'loaded: lookup', lo.lookup, f.bare.lookup),
+      runRow(name, 'sample: search', sa.search, f.bare.search),
+      runRow(name, 'loaded: search, broad', lo.broad, f.bare.search),
+      runRow(name, 'loaded: search, narrow', lo.narrow, f.bare.search),
+      runRow(name, 'sample: lookup', sa.lookupC1, f.bare.lookupC1),
+      runRow(name, 'loaded: lookup', lo.lookupC1, f.bare.lookupC1),
+      runRow(name, 'sample: search', sa.searchC1, f.bare.searchC1),
+      runRow(name, 'loaded: search, broad', lo.broadC1, f.bare.searchC1),
+      runRow(name, 'loaded: search, narrow', lo.narrowC1, f.bare.searchC1),
+    ];
+  };
+  return [
+    '## 1i. The real loaded corpus: load, size, start, lookup and search (issue 17)',
+    '',
+    ...measuredSeparately(separately),
+    "One fresh data dir loaded through the CLI as a user would (bench/loaded.ts), each step a process of its own: `asof serve`'s first start " +
+      `(the bundled sample), \`asof ingest uslm\` (the ${f.sources.zips} OLRC zips under \`${f.sources.uslmDir}\`), \`asof fetch dc-code --repo ${f.sources.dcRepo}\`` +
+      (f.sources.dcSlice
+        ? ' (**the slice the repo carries, not the whole history**: no `--dc-repo` was given)'
+        : " (the Council's repository: the whole history)") +
+      `, the same fetch again (nothing new), \`asof fetch state-code tn|ms --source ${f.sources.statesDir}\` (every release there). ` +
+      "Peak RSS is the process's VmHWM read every 100 ms. Then the loads, each on a server of its own on that data dir: `asof serve --no-cache --no-meter` " +
+      "(every request reads the stores, nothing counted: the issue's targets) and `asof serve --no-cache` (metered: one conditional write per request); " +
+      "the sample's loads were run on the same data dir before anything else was loaded. " +
+      `Loads: ${f.settings.durationS} s at ${c} connections after ${f.settings.warmupS} s of warm-up, ${f.settings.c1DurationS} s at 1 connection, over ${int(f.settings.keys)} keys. ` +
+      `Load average when the section began ${f.loadAverage.atStart.map((l) => l.toFixed(1)).join(', ')}; when the loads on the loaded corpus began ${f.loadAverage.atLoads.map((l) => l.toFixed(1)).join(', ')}.`,
+    '',
+    '| step | command | time | peak RSS | what it did |',
+    '|---|---|--:|--:|---|',
+    ...f.steps.map((st) => `| ${st.label} | \`${st.command}\` | ${sec(st.ms)} | ${mib(st.peakRssBytes)} | ${st.summary} |`),
+    '',
+    `D.C. Code: ${int(f.dc.versionsWritten)} versions of ${f.dc.ingested} publications in ${sec(f.dc.firstMs)} end to end (process start, stores, ` +
+      `the steps after the ingest included): **${int(v.dcPerS)} versions/s** (≥ ${LOADED_TARGETS.dcVersionsPerS}: ${verdict(v.dc)}); ` +
+      `the re-run with nothing new ${sec(f.dc.rerunMs)}, **${ratio(v.speedup)}** faster (≥ ${LOADED_TARGETS.rerunSpeedup}×: ${verdict(v.rerun)}).`,
+    '',
+    '| jurisdiction | sections | versions | MB of text |',
+    '|---|--:|--:|--:|',
+    ...Object.entries(f.corpus.byJurisdiction).map(
+      ([j, x]) => `| ${j} | ${int(x.sections)} | ${int(x.versions)} | ${(x.textBytes / 1e6).toFixed(1)} |`,
+    ),
+    `| all | ${int(total.sections)} | ${int(total.versions)} | ${(total.textBytes / 1e6).toFixed(1)} |`,
+    '',
+    `Data dir on disk: ${mib(f.corpus.dataDirBytes)}. First start on the empty data dir: healthy after ${sec(f.firstStart.healthMs)}; ` +
+      `starts on the loaded data dir → first healthy answer: ${f.starts.map((x) => sec(x.healthMs)).join(', ')} (median ${sec(v.startMs)}, ≤ 3 s: ${verdict(v.start)}).`,
+    '',
+    `- **Lookup pool:** up to ${Math.max(...Object.values(f.corpus.lookupsByJurisdiction))} stored versions a jurisdiction drawn at random ` +
+      `(${Object.entries(f.corpus.lookupsByJurisdiction)
+        .map(([j, n]) => `${j} ${n}`)
+        .join(', ')}), each at 30 days into its version (half-way through a shorter one), key and printed form alternating; ` +
+      `${f.corpus.notFound} 404s (unknown keys, and real keys before their first version). Probed: ${pool(f.pools.lookup)}.`,
+    `- **Search pools**, words of the loaded corpus's own text: broad, the most widespread (${quoted(f.corpus.broad)}; ${pool(f.pools.broad)}), ` +
+      `narrow, in two or three sections (${quoted(f.corpus.narrow)}; ${pool(f.pools.narrow)}); each undated, at 2019-06-01 and 2023-06-01, ` +
+      "and at 2023-06-01 with jurisdiction=dc and =us. Sample: § 1's pools.",
+    `- **Bare node:http:** one fixed body of the loaded corpus's mean answer size (lookup ${int(f.bare.bodyBytes.lookup)} B, search ${int(f.bare.bodyBytes.search)} B).`,
+    '',
+    '| server | corpus: run | conn. | p50 ms | p99 ms | max ms | req/s | ÷ bare req/s | statuses | CPU (cores): server / other processes |',
+    '|---|---|--:|--:|--:|--:|--:|--:|---|--:|',
+    ...server('`--no-cache --no-meter`', 'unmetered'),
+    ...server('`--no-cache` (metered)', 'metered'),
+    runRow('bare node:http', 'lookup-sized body', f.bare.lookup),
+    runRow('bare node:http', 'search-sized body', f.bare.search),
+    runRow('bare node:http', 'lookup-sized body', f.bare.lookupC1),
+    runRow('bare node:http', 'search-sized body', f.bare.searchC1),
+    '',
+    ...errorLines([f.sample.unmetered, f.sample.metered].flatMap((x) => Object.values(x) as LoadResult[])),
+    ...errorLines([f.loaded.unmetered, f.loaded.metered].flatMap((x) => Object.values(x) as LoadResult[])),
   ];
 }

@@ -1,8 +1,11 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc] [-- --uslm-dir DIR] [-- --dc-repo PATH]`: the
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|loaded] [-- --uslm-dir DIR] [-- --dc-repo PATH]
+ * [-- --states-dir DIR]`: the
  * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
  * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
- * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone.
+ * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone;
+ * `--only loaded` the whole loaded corpus (those zips, the D.C. history of `--dc-repo`, the state codes of
+ * `--states-dir`, default data/states) through the CLI, then its lookup and search loads (bench/loaded.ts).
  */
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -26,6 +29,7 @@ import {
   startBareServer,
   timeSequential,
 } from './http-load.ts';
+import { DEFAULT_STATES_DIR, loadedFigures } from './loaded.ts';
 import { machine } from './machine.ts';
 import { createKeys, procStatus, REPO, type RunningServer, rotatingAuth, startServer } from './proc.ts';
 import { type CpuBreakdown, profileIngest, profileLoad } from './profile.ts';
@@ -57,6 +61,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'uslm-dir': { type: 'string' },
     'dc-repo': { type: 'string' },
+    'states-dir': { type: 'string' },
   },
 });
 
@@ -87,6 +92,8 @@ const federalSettings = {
   warmupS: quick ? 1 : 2,
   keys: settings.keys,
 };
+/** § 1i: the loaded corpus (twenty-four loads). */
+const loadedSettings = { ...federalSettings, warmStarts: settings.warmStarts };
 if (!Number.isInteger(settings.sections) || settings.sections < 1)
   throw new Error(`--sections must be a positive integer (got ${args.sections})`);
 
@@ -101,6 +108,15 @@ const temp = async (name: string) => {
   temps.push(dir);
   return dir;
 };
+
+function loadedSources(dataDir: string) {
+  return {
+    dataDir,
+    uslmDir: args['uslm-dir'] ?? DEFAULT_USLM_DIR,
+    dcRepo: args['dc-repo'],
+    statesDir: args['states-dir'] ?? DEFAULT_STATES_DIR,
+  };
+}
 
 /** The meter's cost: the same lookup loads on a server with the meter and on one started with `--no-meter`. */
 async function measureMeter(
@@ -329,6 +345,22 @@ if (args.only === 'dc') {
   log('wrote the D.C. Code figures into bench/RESULTS.md and bench/results.json');
   process.exit(0);
 }
+// `--only loaded`: the real loaded corpus (sample, federal zips, D.C. history, states) through the CLI, alone.
+if (args.only === 'loaded') {
+  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  log('The loaded corpus: sample, federal titles, D.C. Code history, state codes, through the CLI, alone');
+  try {
+    previous.loaded = await loadedFigures(loadedSources(await temp('loaded')), loadedSettings, log);
+  } finally {
+    if (args.keep) log(`kept ${temps.join(', ')}`);
+    else await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
+  }
+  previous.loadedRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
+  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
+  log('wrote the loaded-corpus figures into bench/RESULTS.md and bench/results.json');
+  process.exit(0);
+}
 // `--only federal`: lookup and search on the federal corpus next to the sample, alone, put into the committed results.
 if (args.only === 'federal') {
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
@@ -341,7 +373,7 @@ if (args.only === 'federal') {
   process.exit(0);
 }
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows five sections: bulk, bundles, ingest, federal, dc (got '${args.only}')`);
+  if (args.only !== 'bulk') throw new Error(`--only knows six sections: bulk, bundles, ingest, federal, dc, loaded (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
   log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
   previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
@@ -388,6 +420,8 @@ try {
   results.uslmIngest = await uslmIngestFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, log);
   log(`Lookup and search on the federal corpus (${args['uslm-dir'] ?? DEFAULT_USLM_DIR}) next to the sample`);
   results.federal = await federalFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, federalSettings, log);
+  log('The loaded corpus: sample, federal titles, D.C. Code history, state codes, through the CLI');
+  results.loaded = await loadedFigures(loadedSources(await temp('loaded')), loadedSettings, log);
 
   // ---- the bundled sample ----------------------------------------------------------------------------------
   const sampleDir = await temp('sample');

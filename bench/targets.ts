@@ -8,7 +8,7 @@ import { EDITION_DATES, prng, SYNTHETIC_TITLE } from './synthetic-uslm.ts';
  * searches vary query, date and jurisdiction filter.
  */
 
-const lookupPath = (jurisdiction: string, citation: string, asOf: string) =>
+export const lookupPath = (jurisdiction: string, citation: string, asOf: string) =>
   `/v1/law/lookup?jurisdiction=${jurisdiction}&citation=${encodeURIComponent(citation)}&asOf=${asOf}`;
 export const searchPath = (q: string, asOf: string | null, jurisdiction: string | null) =>
   `/v1/law/search?q=${encodeURIComponent(q)}${asOf ? `&asOf=${asOf}` : ''}${jurisdiction ? `&jurisdiction=${jurisdiction}` : ''}`;
