@@ -62,9 +62,8 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
       pinpoint: resolved.pinpoint === null ? null : applyPinpoint(found.bodyText, resolved.pinpoint, found.citation.display),
     };
   }
-  // Only a miss needs to know whether the corpus is carried at all (a found version proves it is).
-  await assertCarried(store, jurisdiction, collection.corpus, coverageUrl);
-
+  // A miss says whether the corpus is carried at all, and asks the store only when nothing else read shows it: a
+  // version of the key, or a key beside it, proves it is.
   const versions = await store.listVersions(ref);
   if (versions.length > 0) {
     throw new AppError(
@@ -77,6 +76,7 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   // Keys sort by collection, and within a collection by title: the keys on either side of `key` include one of its
   // own collection (and title) whenever any is carried, as every key between two of them is one of them too.
   const nearby = await store.nearbyKeys(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
+  if (nearby.length === 0) await assertCarried(store, jurisdiction, collection.corpus, coverageUrl);
   const where = `${coverageUrl}?jurisdiction=${encodeURIComponent(jurisdiction)}&corpus=${collection.corpus}`;
   const sameCollection = nearby.filter((k) => collection.ownsKey(k));
   if (sameCollection.length === 0) {

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { lookupVersion } from '#law/lookup.ts';
 import { OPEN_END } from '#law/model.ts';
-import { StoreUnavailableError } from '#shared/errors.ts';
+import { type AppError, StoreUnavailableError } from '#shared/errors.ts';
 import { WriteCounters } from '#stores/cache/change-stamps.ts';
 import { DynamoAccountStore, idItemKey } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient, itemBytes, toStoreError } from '#stores/dynamodb/client.ts';
@@ -116,6 +117,50 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     expect(JSON.stringify(listing.map((s) => [s.input.ProjectionExpression, s.input.ExpressionAttributeNames]))).not.toMatch(
       /bodyText|historyNote/,
     );
+  });
+
+  it('a lookup reads the store once when found, and a miss asks whether the corpus is carried only when nothing it read shows it', async () => {
+    // Prepare: a client that counts the requests it sends; three keys of Title 1, one with two versions
+    const recording = createDocumentClient(dynamo.access);
+    let requests = 0;
+    recording.middlewareStack.add(
+      (next) => async (args) => {
+        requests++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRequests' },
+    );
+    const store = new DynamoVersionStore(recording, (await freshTables()).versions);
+    for (const key of ['1-101', '1-102', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    await store.applyWrites([
+      { kind: 'put', version: versionOf(refOf('1-102'), '2013-07-26T00:00:00-04:00', '2021-06-18T00:00:00-04:00') },
+      { kind: 'put', version: versionOf(refOf('1-102'), '2021-06-18T00:00:00-04:00', OPEN_END) },
+    ]);
+    const requestsOf = async (citation: string, asOf: string, jurisdiction = 'us') => {
+      requests = 0;
+      const code = await lookupVersion(store, { jurisdiction, citation, asOf }).then(
+        () => 'found',
+        (err: AppError) => err.code,
+      );
+      return [code, requests];
+    };
+
+    // Act
+    const found = await requestsOf('1-102', '2022-01-01');
+    const beforeFirst = await requestsOf('1 U.S.C. § 102', '2000-01-01');
+    const unknownKey = await requestsOf('1-999', '2022-01-01');
+    const titleNotCarried = await requestsOf('5-101', '2022-01-01');
+    const notCarried = await requestsOf('1-101', '2022-01-01', 'dc');
+    recording.destroy();
+
+    // Assess: found, one Query; a date before the first version, that Query and the version list, which proves the
+    // corpus carried; a key without versions, those two and the keys on either side (two Queries), which prove it too,
+    // then the versions of each similar key; only with no key beside it is carries() asked (one Query more)
+    expect(found).toEqual(['found', 1]);
+    expect(beforeFirst).toEqual(['no_edition_on_file', 2]);
+    expect(unknownKey).toEqual(['no_edition_on_file', 2 + 2 + 3]);
+    expect(titleNotCarried).toEqual(['no_edition_on_file', 2 + 2]);
+    expect(notCarried).toEqual(['not_carried', 2 + 2 + 1]);
   });
 
   it('refuses a version over 400 KB, naming it, and writes nothing of that call', async () => {
