@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { lookupVersion } from '#law/lookup.ts';
 import { OPEN_END } from '#law/model.ts';
@@ -161,6 +162,42 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     expect(unknownKey).toEqual(['no_edition_on_file', 2 + 2 + 3]);
     expect(titleNotCarried).toEqual(['no_edition_on_file', 2 + 2]);
     expect(notCarried).toEqual(['not_carried', 2 + 2 + 1]);
+  });
+
+  it("the embedded store's client sends no SDK user agent and no Lambda trace id (AWS's clients keep both)", async () => {
+    // Prepare: an endpoint that records the headers of what it is sent and answers an empty GetItem; the environment
+    // of a Lambda function, where the SDK would copy the trace id into every request
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const endpoint = createHttpServer((req, res) => {
+      seen.push(req.headers);
+      req.resume().once('end', () => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}'));
+    });
+    await new Promise<void>((done) => endpoint.listen(0, '127.0.0.1', done));
+    const env = { fn: process.env.AWS_LAMBDA_FUNCTION_NAME, trace: process.env._X_AMZN_TRACE_ID };
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'asof-lookup';
+    process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
+    const local = createDocumentClient({ ...dynamo.access, endpoint: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}` });
+    try {
+      // Act
+      const out = await local.send(new GetCommand({ TableName: 'asof-versions', Key: { pk: 'p', sk: 's' } }));
+
+      // Assess
+      expect(out.Item).toBeUndefined();
+      expect(seen).toHaveLength(1);
+      expect(Object.keys(seen[0]!)).not.toContain('x-amz-user-agent');
+      expect(seen[0]!['user-agent'] ?? '').not.toMatch(/aws-sdk/);
+      expect(Object.keys(seen[0]!)).not.toContain('x-amzn-trace-id');
+      expect(seen[0]!.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
+      const names = (c: DynamoDBDocumentClient) => c.middlewareStack.identify().join(' ');
+      expect(names(createDocumentClient({ region: 'us-east-1' }))).toMatch(/getUserAgentMiddleware.*recursionDetectionMiddleware/);
+    } finally {
+      local.destroy();
+      if (env.fn === undefined) delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      else process.env.AWS_LAMBDA_FUNCTION_NAME = env.fn;
+      if (env.trace === undefined) delete process.env._X_AMZN_TRACE_ID;
+      else process.env._X_AMZN_TRACE_ID = env.trace;
+      await new Promise((done) => endpoint.close(done));
+    }
   });
 
   it('refuses a version over 400 KB, naming it, and writes nothing of that call', async () => {

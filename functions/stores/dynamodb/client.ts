@@ -48,6 +48,8 @@ const LOCAL_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 3_000 };
 const AWS_TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 10_000 };
 const AWS_REQUEST_PATH = { timeouts: { connectionTimeout: 1_000, requestTimeout: 2_500 }, maxAttempts: 2 };
 
+const LOCAL_UNUSED_MIDDLEWARE = ['getUserAgentMiddleware', 'recursionDetectionMiddleware'];
+
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
   const requestPath = !options.endpoint && options.bound === 'request-path';
   const timeouts = options.endpoint ? LOCAL_TIMEOUTS : requestPath ? AWS_REQUEST_PATH.timeouts : AWS_TIMEOUTS;
@@ -74,6 +76,10 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
   // The SDK's logger middleware passes every input and output, texts included, through its sensitive-data filter
   // (a deep copy) to hand them to a logger that discards them: 1.5 % of an ingest's main thread. Nothing reads it.
   client.middlewareStack.remove('loggerMiddleware');
+  // The embedded DynamoDB reads neither the user agent the SDK builds for every request nor the Lambda trace id it
+  // copies from the environment (AWS's telemetry and recursion detection): without them a request costs ~14 % less
+  // CPU, both threads counted (bench, 2026-11-24).
+  if (options.endpoint) for (const name of LOCAL_UNUSED_MIDDLEWARE) client.middlewareStack.remove(name);
   return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
     marshallOptions: { removeUndefinedValues: true },
   });
