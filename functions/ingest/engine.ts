@@ -21,9 +21,7 @@ import {
   toSearchDocument,
   type VersionStore,
 } from '#law/ports.ts';
-import { forEachBounded } from '#shared/bounded.ts';
 import { isCalendarDate, localMidnight } from '#shared/dates.ts';
-import { ConcurrentUpdateError } from '#shared/errors.ts';
 import { contentHash, normalizeText, sha256Hex } from '#shared/hash.ts';
 import type { SourceDocument, SourceEdition } from './source.ts';
 
@@ -56,8 +54,6 @@ const MAX_RETRIES = 5;
 const SKIPPED_SAMPLE = 20;
 /** Batches whose search and history writes may still be going on while the next batch is written. */
 const IN_FLIGHT = 2;
-/** History writes (one conditional write each) at once. */
-const HISTORY_CONCURRENCY = 16;
 
 /** A document's identity for versioning: a new version starts only when status, heading or text change. */
 const identityOf = (doc: Pick<SourceDocument, 'status' | 'catchline' | 'bodyText'>): string =>
@@ -399,17 +395,9 @@ class KeyWriter {
 
   /** Writes each plan's history; returns the keys that lost an optimistic-concurrency race and must be re-planned. */
   private async putHistories(plans: KeyPlan[]): Promise<string[]> {
-    const lost: string[] = [];
-    // Bounded: a few hundred requests at once would queue for the client's sockets past its connection timeout.
-    await forEachBounded(plans, HISTORY_CONCURRENCY, async (p) => {
-      try {
-        await this.deps.versions.putHistory(p.history);
-        if (p.writes.length) this.changedKeys++;
-      } catch (err) {
-        if (err instanceof ConcurrentUpdateError) lost.push(p.ref.key);
-        else throw err;
-      }
-    });
+    const lost = await this.deps.versions.putHistories(plans.map((p) => p.history));
+    const raced = new Set(lost);
+    this.changedKeys += plans.filter((p) => p.writes.length && !raced.has(p.ref.key)).length;
     return lost;
   }
 
