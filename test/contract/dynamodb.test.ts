@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { OPEN_END } from '#law/model.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
@@ -75,6 +75,58 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
       doc.destroy();
       await serving.close();
     }
+  });
+});
+
+describe('conditions on the embedded DynamoDB, each parsed once and remembered', () => {
+  const key = { pk: 'cond', sk: 'one' };
+
+  it('answers a repeated condition as the first time, by the values it is given each time', async () => {
+    const { ops: table } = await freshTables();
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { ...key, n: 1 } }));
+    const putIf = (n: number) =>
+      dynamo.doc
+        .send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...key, n: 10 + n },
+            ConditionExpression: 'n = :n',
+            ExpressionAttributeValues: { ':n': n },
+          }),
+        )
+        .then(
+          () => 'written',
+          (e: unknown) => (e as Error).name,
+        );
+    expect(await putIf(2)).toBe('ConditionalCheckFailedException');
+    expect(await putIf(2)).toBe('ConditionalCheckFailedException');
+    expect(await putIf(1)).toBe('written');
+    expect(await putIf(1)).toBe('ConditionalCheckFailedException'); // n is 11 now
+  });
+
+  it('counts the names a remembered condition uses whatever the other expressions of the request use', async () => {
+    const { ops: table } = await freshTables();
+    const update = (updateExpression: string, values: Record<string, unknown>) =>
+      dynamo.doc
+        .send(
+          new UpdateCommand({
+            TableName: table,
+            Key: key,
+            UpdateExpression: updateExpression,
+            ConditionExpression: 'attribute_not_exists(#a) OR #a < :limit',
+            ExpressionAttributeNames: { '#a': 'a' },
+            ExpressionAttributeValues: { ':limit': 5, ...values },
+          }),
+        )
+        .then(
+          () => 'written',
+          (e: unknown) => `${(e as Error).name}: ${(e as Error).message}`,
+        );
+    // The update uses #a too, then not: the condition alone must account for #a both times.
+    expect(await update('SET #a = :one', { ':one': 1 })).toBe('written');
+    expect(await update('SET b = :two', { ':two': 2 })).toBe('written');
+    expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
+    expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
   });
 });
 

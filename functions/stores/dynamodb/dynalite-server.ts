@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { WriteCounters } from '#stores/cache/change-stamps.ts';
+import { letDynaliteRememberItsConditions } from './dynalite-expressions.ts';
 import { type DynaliteStore, transactWriteItems } from './dynalite-transactions.ts';
 import { type LocalCredentials, type Refusal, signatureCheck } from './signature-check.ts';
 
@@ -110,6 +111,7 @@ function letDynaliteRememberItsTables(): void {
 /** Each server's store, by the options object dynalite hands to its db.create: the door answers transactions on it. */
 const storesByOptions = new WeakMap<DynaliteOptions, DynaliteStore>();
 letDynaliteRememberItsTables();
+letDynaliteRememberItsConditions();
 
 const WRITE_OPERATIONS = new Set([
   'PutItem',
