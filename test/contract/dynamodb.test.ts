@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { OPEN_END } from '#law/model.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
@@ -75,6 +82,34 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
       doc.destroy();
       await serving.close();
     }
+  });
+});
+
+describe('plain puts on the embedded DynamoDB, written without reading the stored item first', () => {
+  it('replace the stored item whole, alone and in a batch, while a put that needs the stored item still reads it', async () => {
+    // Prepare
+    const { ops: table } = await freshTables();
+    const get = async (sk: string) =>
+      (await dynamo.doc.send(new GetCommand({ TableName: table, Key: { pk: 'p', sk }, ConsistentRead: true }))).Item;
+    for (const sk of ['alone', 'batched']) await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'p', sk, old: 'gone' } }));
+
+    // Act
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'alone', n: 1 } }));
+    await dynamo.doc.send(
+      new BatchWriteCommand({ RequestItems: { [table]: [{ PutRequest: { Item: { pk: 'p', sk: 'batched', n: 2 } } }] } }),
+    );
+    const previous = await dynamo.doc.send(
+      new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'alone', n: 3 }, ReturnValues: 'ALL_OLD' }),
+    );
+    const refused = await dynamo.doc
+      .send(new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'batched', n: 4 }, ConditionExpression: 'attribute_not_exists(pk)' }))
+      .catch((e: unknown) => (e as Error).name);
+
+    // Assess
+    expect(await get('alone')).toEqual({ pk: 'p', sk: 'alone', n: 3 });
+    expect(await get('batched')).toEqual({ pk: 'p', sk: 'batched', n: 2 });
+    expect(previous.Attributes).toEqual({ pk: 'p', sk: 'alone', n: 1 });
+    expect(refused).toBe('ConditionalCheckFailedException');
   });
 });
 

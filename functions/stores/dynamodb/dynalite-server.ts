@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { WriteCounters } from '#stores/cache/change-stamps.ts';
 import { letDynaliteRememberItsConditions } from './dynalite-expressions.ts';
+import { letDynalitePutWithoutReading } from './dynalite-puts.ts';
 import { type DynaliteStore, transactWriteItems } from './dynalite-transactions.ts';
 import { type LocalCredentials, type Refusal, signatureCheck } from './signature-check.ts';
 
@@ -22,6 +23,7 @@ interface DynaliteOptions {
 
 // dynalite ships no type declarations; this is the part of its API used here.
 const requireHere = createRequire(import.meta.url);
+letDynalitePutWithoutReading(); // before dynalite loads, see there
 const dynalite = requireHere('dynalite') as (options: DynaliteOptions) => Server;
 
 /*
