@@ -154,9 +154,10 @@ async function applyAllOrNothing(store: DynaliteStore, operations: Operation[]):
       const keys = byTable.get(table)!.map((op) => op.key);
       releases.push(await new Promise<() => void>((resolve) => store.getItemDb(table).lock(keys, (release) => resolve(release(() => {})))));
     }
-    const existing = await Promise.all(operations.map((op) => call<Item | undefined>((cb) => store.getItemDb(op.table).get(op.key, cb))));
-    const reasons = operations.map((op, i) =>
-      db.checkConditional(op.request, existing[i])
+    const stored = await Promise.all(operations.map((op) => call<Item | undefined>((cb) => store.getItemDb(op.table).get(op.key, cb))));
+    const existing = new Map(operations.map((op, i) => [op, stored[i]]));
+    const reasons = operations.map((op) =>
+      db.checkConditional(op.request, existing.get(op))
         ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }
         : { Code: 'None' },
     );
@@ -174,7 +175,7 @@ async function applyAllOrNothing(store: DynaliteStore, operations: Operation[]):
       const ops = byTable.get(table)!.filter((op) => op.kind !== 'ConditionCheck');
       for (const op of ops) {
         const item = op.kind === 'Put' ? (op.request.Item as Item) : undefined;
-        await call((cb) => db.updateIndexes(store, op.tableDescription, existing[operations.indexOf(op)], item, cb));
+        await call((cb) => db.updateIndexes(store, op.tableDescription, existing.get(op), item, cb));
       }
       const batch = ops.map((op) =>
         op.kind === 'Put' ? { type: 'put' as const, key: op.key, value: op.request.Item as Item } : { type: 'del' as const, key: op.key },
