@@ -21,9 +21,7 @@ import {
   toSearchDocument,
   type VersionStore,
 } from '#law/ports.ts';
-import { forEachBounded } from '#shared/bounded.ts';
 import { isCalendarDate, localMidnight } from '#shared/dates.ts';
-import { ConcurrentUpdateError } from '#shared/errors.ts';
 import { contentHash, normalizeText, sha256Hex } from '#shared/hash.ts';
 import type { SourceDocument, SourceEdition } from './source.ts';
 
@@ -54,10 +52,8 @@ const BATCH = 200;
 const MAX_RETRIES = 5;
 /** Skipped sections an edition record names; the rest are counted. */
 const SKIPPED_SAMPLE = 20;
-/** Batches whose search and history writes may still be going on while the next batch is written. */
+/** Batches whose writes may still be going on while the next batch is planned. */
 const IN_FLIGHT = 2;
-/** History writes (one conditional write each) at once. */
-const HISTORY_CONCURRENCY = 16;
 
 /** A document's identity for versioning: a new version starts only when status, heading or text change. */
 const identityOf = (doc: Pick<SourceDocument, 'status' | 'catchline' | 'bodyText'>): string =>
@@ -301,11 +297,11 @@ interface KeyPlan {
 }
 
 /**
- * Applies observations for batches of keys of one edition. A batch's version writes are awaited (they go phase by
- * phase, see planWrites); its search writes and then its histories (each key's history after its versions and search
- * rows, so a re-run redoes whatever a crash cut short) go on behind the next batch, at most IN_FLIGHT batches at a
- * time: the search index (PGlite in its own thread) works while the next batch is read and its versions written.
- * Batches hold different keys, so their writes never touch the same item. `drain` waits for them all.
+ * Applies observations for batches of keys of one edition. A batch's version writes go phase by phase (see
+ * planWrites), then its search writes, then its histories (each key's history after its versions and search rows,
+ * so a re-run redoes whatever a crash cut short); the whole batch goes on behind the next, at most IN_FLIGHT batches
+ * at a time: the embedded stores' threads write while the main thread reads and plans the next batch. Batches hold
+ * different keys, so their writes never touch the same item. `drain` waits for them all.
  */
 class KeyWriter {
   changedKeys = 0;
@@ -324,8 +320,8 @@ class KeyWriter {
     this.throwIfFailed();
     while (this.inFlight.size >= IN_FLIGHT) await Promise.race(this.inFlight);
     this.throwIfFailed();
-    const rest = await this.writeVersions(keys, docs);
-    const tail = rest()
+    const tail = this.writeVersions(keys, docs)
+      .then((rest) => rest())
       .catch((error: unknown) => {
         this.failure ??= { error };
       })
@@ -399,17 +395,9 @@ class KeyWriter {
 
   /** Writes each plan's history; returns the keys that lost an optimistic-concurrency race and must be re-planned. */
   private async putHistories(plans: KeyPlan[]): Promise<string[]> {
-    const lost: string[] = [];
-    // Bounded: a few hundred requests at once would queue for the client's sockets past its connection timeout.
-    await forEachBounded(plans, HISTORY_CONCURRENCY, async (p) => {
-      try {
-        await this.deps.versions.putHistory(p.history);
-        if (p.writes.length) this.changedKeys++;
-      } catch (err) {
-        if (err instanceof ConcurrentUpdateError) lost.push(p.ref.key);
-        else throw err;
-      }
-    });
+    const lost = await this.deps.versions.putHistories(plans.map((p) => p.history));
+    const raced = new Set(lost);
+    this.changedKeys += plans.filter((p) => p.writes.length && !raced.has(p.ref.key)).length;
     return lost;
   }
 

@@ -74,7 +74,8 @@ export type StoreWrite =
 
 /**
  * Section versions and their histories. Reads must be cheap at any corpus size (a lookup is one bounded query).
- * Every write is a single-item write (DynamoDB-style, no transactions).
+ * Every write is a single-item write (DynamoDB-style), save that putHistories may send its conditional puts together
+ * (a transaction, where the store has them); nothing is promised across histories.
  */
 export interface VersionStore {
   /** The version in force on `date` (YYYY-MM-DD): the latest whose validFrom's local date ≤ date, if date < its validTo's local date. */
@@ -92,6 +93,12 @@ export interface VersionStore {
   historiesWithPrefix(jurisdiction: string, corpus: Corpus, prefix: string): AsyncIterable<KeyHistory>;
   /** Stores `history` with rev = history.rev + 1 if the stored rev is still history.rev; else ConcurrentUpdateError. */
   putHistory(history: KeyHistory): Promise<void>;
+  /**
+   * Stores each history as putHistory does, several at a time; returns the keys of those whose stored rev was no
+   * longer history.rev (nothing of theirs is written). A history too large for the store is refused before anything
+   * is written; after any other failure each history is written whole or not at all.
+   */
+  putHistories(histories: readonly KeyHistory[]): Promise<string[]>;
   applyWrites(writes: readonly StoreWrite[]): Promise<void>;
   putEdition(edition: EditionRecord): Promise<void>;
   listEditions(collection: string): Promise<EditionRecord[]>;

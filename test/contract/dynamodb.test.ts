@@ -4,7 +4,15 @@ import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { lookupVersion } from '#law/lookup.ts';
 import { OPEN_END } from '#law/model.ts';
@@ -77,6 +85,180 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
       doc.destroy();
       await serving.close();
     }
+  });
+});
+
+describe('plain puts on the embedded DynamoDB, written without reading the stored item first', () => {
+  it('replace the stored item whole, alone and in a batch, while a put that needs the stored item still reads it', async () => {
+    // Prepare
+    const { ops: table } = await freshTables();
+    const get = async (sk: string) =>
+      (await dynamo.doc.send(new GetCommand({ TableName: table, Key: { pk: 'p', sk }, ConsistentRead: true }))).Item;
+    for (const sk of ['alone', 'batched']) await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'p', sk, old: 'gone' } }));
+
+    // Act
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'alone', n: 1 } }));
+    await dynamo.doc.send(
+      new BatchWriteCommand({ RequestItems: { [table]: [{ PutRequest: { Item: { pk: 'p', sk: 'batched', n: 2 } } }] } }),
+    );
+    const previous = await dynamo.doc.send(
+      new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'alone', n: 3 }, ReturnValues: 'ALL_OLD' }),
+    );
+    const refused = await dynamo.doc
+      .send(new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'batched', n: 4 }, ConditionExpression: 'attribute_not_exists(pk)' }))
+      .catch((e: unknown) => (e as Error).name);
+
+    // Assess
+    expect(await get('alone')).toEqual({ pk: 'p', sk: 'alone', n: 3 });
+    expect(await get('batched')).toEqual({ pk: 'p', sk: 'batched', n: 2 });
+    expect(previous.Attributes).toEqual({ pk: 'p', sk: 'alone', n: 1 });
+    expect(refused).toBe('ConditionalCheckFailedException');
+  });
+});
+
+describe('conditions on the embedded DynamoDB, each parsed once and remembered', () => {
+  const key = { pk: 'cond', sk: 'one' };
+
+  it('answers a repeated condition as the first time, by the values it is given each time', async () => {
+    const { ops: table } = await freshTables();
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { ...key, n: 1 } }));
+    const putIf = (n: number) =>
+      dynamo.doc
+        .send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...key, n: 10 + n },
+            ConditionExpression: 'n = :n',
+            ExpressionAttributeValues: { ':n': n },
+          }),
+        )
+        .then(
+          () => 'written',
+          (e: unknown) => (e as Error).name,
+        );
+    expect(await putIf(2)).toBe('ConditionalCheckFailedException');
+    expect(await putIf(2)).toBe('ConditionalCheckFailedException');
+    expect(await putIf(1)).toBe('written');
+    expect(await putIf(1)).toBe('ConditionalCheckFailedException'); // n is 11 now
+  });
+
+  it('counts the names a remembered condition uses whatever the other expressions of the request use', async () => {
+    const { ops: table } = await freshTables();
+    const update = (updateExpression: string, values: Record<string, unknown>) =>
+      dynamo.doc
+        .send(
+          new UpdateCommand({
+            TableName: table,
+            Key: key,
+            UpdateExpression: updateExpression,
+            ConditionExpression: 'attribute_not_exists(#a) OR #a < :limit',
+            ExpressionAttributeNames: { '#a': 'a' },
+            ExpressionAttributeValues: { ':limit': 5, ...values },
+          }),
+        )
+        .then(
+          () => 'written',
+          (e: unknown) => `${(e as Error).name}: ${(e as Error).message}`,
+        );
+    // The update uses #a too, then not: the condition alone must account for #a both times.
+    expect(await update('SET #a = :one', { ':one': 1 })).toBe('written');
+    expect(await update('SET b = :two', { ':two': 2 })).toBe('written');
+    expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
+    expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
+  });
+});
+
+describe('TransactWriteItems on the embedded DynamoDB (answered by its door, on dynalite’s own store)', () => {
+  type Operation = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+  const transact = (ops: Operation[]) => dynamo.doc.send(new TransactWriteCommand({ TransactItems: ops }));
+  const itemAt = async (table: string, sk: string) =>
+    (await dynamo.doc.send(new GetCommand({ TableName: table, Key: { pk: 'tx', sk }, ConsistentRead: true }))).Item;
+  const put = (table: string, sk: string, extra: object = {}): Operation => ({
+    Put: { TableName: table, Item: { pk: 'tx', sk, n: 1 }, ...extra },
+  });
+
+  it('applies Put, Delete and ConditionCheck together when every condition holds', async () => {
+    // Prepare
+    const { ops: table } = await freshTables();
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'tx', sk: 'old', n: 1 } }));
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'tx', sk: 'guard', n: 5 } }));
+
+    // Act
+    await transact([
+      put(table, 'new', { ConditionExpression: 'attribute_not_exists(pk)' }),
+      {
+        Delete: {
+          TableName: table,
+          Key: { pk: 'tx', sk: 'old' },
+          ConditionExpression: 'n = :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: table,
+          Key: { pk: 'tx', sk: 'guard' },
+          ConditionExpression: '#n > :four',
+          ExpressionAttributeNames: { '#n': 'n' },
+          ExpressionAttributeValues: { ':four': 4 },
+        },
+      },
+    ]);
+
+    // Assess
+    expect(await itemAt(table, 'new')).toEqual({ pk: 'tx', sk: 'new', n: 1 });
+    expect(await itemAt(table, 'old')).toBeUndefined();
+    expect(await itemAt(table, 'guard')).toEqual({ pk: 'tx', sk: 'guard', n: 5 });
+  });
+
+  it('writes nothing when one condition fails, and names it among the cancellation reasons', async () => {
+    // Prepare
+    const { ops: table } = await freshTables();
+    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'tx', sk: 'taken', n: 1 } }));
+
+    // Act
+    const failed = await transact([
+      put(table, 'a'),
+      put(table, 'taken', { ConditionExpression: 'attribute_not_exists(pk)' }),
+      { Delete: { TableName: table, Key: { pk: 'tx', sk: 'taken' } } } as Operation,
+    ]).catch((e: unknown) => e);
+    const cancelled = await transact([put(table, 'b'), put(table, 'taken', { ConditionExpression: 'attribute_not_exists(pk)' })]).catch(
+      (e: unknown) => e,
+    );
+
+    // Assess: the first was refused whole (two operations on one item); the second cancelled, nothing written
+    expect(failed).toMatchObject({ name: 'ValidationException', message: expect.stringMatching(/multiple operations on one item/) });
+    expect(cancelled).toMatchObject({
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }],
+    });
+    expect(await itemAt(table, 'a')).toBeUndefined();
+    expect(await itemAt(table, 'b')).toBeUndefined();
+    expect(await itemAt(table, 'taken')).toEqual({ pk: 'tx', sk: 'taken', n: 1 });
+  });
+
+  it('refuses what it does not carry or DynamoDB would refuse: Update, over 100 operations, an unknown table, a bad expression', async () => {
+    const { ops: table } = await freshTables();
+    const update: Operation = {
+      Update: { TableName: table, Key: { pk: 'tx', sk: 'u' }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 2 } },
+    };
+    const outcomes = await Promise.all(
+      [
+        [update],
+        Array.from({ length: 101 }, (_, i) => put(table, `many-${i}`)),
+        [put('asof-no-such-table', 'x')],
+        [put(table, 'x', { ConditionExpression: 'attribute_not_exists(' })],
+      ].map((ops) => transact(ops).catch((e: unknown) => e)),
+    );
+    expect(outcomes.map((e) => (e as Error).name)).toEqual([
+      'ValidationException',
+      'ValidationException',
+      'ResourceNotFoundException',
+      'ValidationException',
+    ]);
+    expect((outcomes[0] as Error).message).toMatch(/not Update/);
+    expect(await itemAt(table, 'many-0')).toBeUndefined();
+    expect(await itemAt(table, 'x')).toBeUndefined();
   });
 });
 

@@ -551,6 +551,13 @@ class CrashingVersionStore implements VersionStore {
     return this.crash.write('history', history.key, () => this.inner.putHistory(history));
   }
 
+  /** One history at a time through the crash point: a crash may fall between any two of a batch. */
+  async putHistories(histories: readonly KeyHistory[]): Promise<string[]> {
+    const lost: string[] = [];
+    for (const h of histories) lost.push(...(await this.crash.write('history', h.key, () => this.inner.putHistories([h]))));
+    return lost;
+  }
+
   putEdition(edition: EditionRecord): Promise<void> {
     return this.crash.write('edition', edition.id, () => this.inner.putEdition(edition));
   }

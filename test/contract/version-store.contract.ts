@@ -345,6 +345,70 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
       });
     });
 
+    describe('putHistories', () => {
+      it('stores many histories (over 100, some large, new and updated) each at its next revision', async () => {
+        // Prepare: 30 keys stored once, then 250 histories: those 30 updated, 220 new, 20 of them of 300 KB
+        const keys = Array.from({ length: 250 }, (_, i) => `1-${1000 + i}`);
+        const updated = keys.slice(0, 30);
+        for (const k of updated) await store.putHistory(historyOf(refOf(k)));
+        const histories = keys.map((k, i) => {
+          if (updated.includes(k)) return { ...stored(historyOf(refOf(k))), summary: { ...historyOf(refOf(k)).summary, versions: 7 } };
+          return i % 11 === 0 ? bigHistoryOf(refOf(k), 300_000) : historyOf(refOf(k));
+        });
+
+        // Act
+        const lost = await store.putHistories(histories);
+
+        // Assess
+        expect(lost).toEqual([]);
+        const found = await store.getHistories('us', 'statutes', keys);
+        expect(found.size).toBe(250);
+        for (const h of histories) expect(found.get(h.key)).toEqual(stored(h));
+        expect(found.get(updated[0]!)?.rev).toBe(2);
+      });
+
+      it('returns the keys whose stored revision moved, writing nothing of theirs and everything else', async () => {
+        // Prepare: 1-1 moved on to revision 2 since it was read at 1; 1-2 stored by another writer since it was read as new
+        const read = stored(historyOf(refOf('1-1')));
+        await store.putHistory(historyOf(refOf('1-1')));
+        const winner = { ...read, summary: { ...read.summary, latestVersionLabel: 'winner' } };
+        await store.putHistory(winner);
+        await store.putHistory({ ...historyOf(refOf('1-2')), collection: 'other' });
+        const fresh = ['1-3', '1-4', '1-5'].map((k) => historyOf(refOf(k)));
+
+        // Act
+        const lost = await store.putHistories([
+          fresh[0]!,
+          { ...read, summary: { ...read.summary, latestVersionLabel: 'loser' } },
+          fresh[1]!,
+          historyOf(refOf('1-2')),
+          fresh[2]!,
+        ]);
+
+        // Assess
+        expect(lost.sort()).toEqual(['1-1', '1-2']);
+        const found = await store.getHistories('us', 'statutes', ['1-1', '1-2', '1-3', '1-4', '1-5']);
+        expect(found.get('1-1')).toEqual(stored(winner));
+        expect(found.get('1-2')?.collection).toBe('other');
+        for (const h of fresh) expect(found.get(h.key)).toEqual(stored(h));
+      });
+
+      it('lets exactly one of several concurrent batches holding one revision win', async () => {
+        const h = historyOf(refOf('1-1'));
+        const others = (i: number) => [historyOf(refOf(`2-${i}`)), { ...h, collection: `c${i}` }];
+        const results = await Promise.all(Array.from({ length: 5 }, (_, i) => store.putHistories(others(i))));
+        expect(results.filter((lost) => lost.length === 0)).toHaveLength(1);
+        for (const lost of results) expect(lost.length === 0 || (lost.length === 1 && lost[0] === '1-1')).toBe(true);
+        expect((await store.getHistories('us', 'statutes', ['2-0', '2-1', '2-2', '2-3', '2-4'])).size).toBe(5);
+      });
+
+      it('refuses a history over the item limit by name, writing nothing of the call', async () => {
+        const histories = [historyOf(refOf('1-1')), bigHistoryOf(refOf('1-2'), 500_000)];
+        await expect(store.putHistories(histories)).rejects.toThrow(/1-2 is \d+ bytes stored, over DynamoDB's 400 KB/);
+        expect((await store.getHistories('us', 'statutes', ['1-1', '1-2'])).size).toBe(0);
+      });
+    });
+
     describe('getHistories', () => {
       it('returns the stored histories of many keys (over 100, some large), skipping missing and repeated keys', async () => {
         // Prepare

@@ -92,6 +92,10 @@ export class CachingVersionStore implements VersionStore {
     return this.base.putHistory(history);
   }
 
+  putHistories(histories: readonly KeyHistory[]): Promise<string[]> {
+    return this.base.putHistories(histories);
+  }
+
   applyWrites(writes: readonly StoreWrite[]): Promise<void> {
     return this.base.applyWrites(writes);
   }

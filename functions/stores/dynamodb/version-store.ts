@@ -4,8 +4,10 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  type PutCommandInput,
   QueryCommand,
   type QueryCommandInput,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { COLLECTIONS } from '#law/collections.ts';
@@ -14,7 +16,7 @@ import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/p
 import { forEachBounded } from '#shared/bounded.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
-import { assertItemFits, chunk, DynamoTable, isConditionFailure, untilProcessed } from './client.ts';
+import { assertItemFits, chunk, DynamoTable, isConditionFailure, itemBytes, untilProcessed } from './client.ts';
 
 /*
  * One table, three kinds of item (attribute `itemKind`), each domain object stored whole beside its keys:
@@ -39,9 +41,69 @@ function domainOf<T>(item: Item): T {
 }
 
 const BATCH_WRITE_MAX = 25;
+/** DynamoDB's caps on one TransactWriteItems: 100 operations, 4 MB of items. */
+const TRANSACTION_MAX_ITEMS = 100;
+const TRANSACTION_MAX_BYTES = 4_000_000;
+/** Why a transaction's put did not happen when another writer changed its item first. */
+const RACE_REASONS = new Set(['ConditionalCheckFailed', 'TransactionConflict']);
 const BATCH_GET_MAX = 100;
 const WRITE_CONCURRENCY = 16;
 const READ_CONCURRENCY = 4;
+
+/** A history's conditional put: its item with rev + 1, written only if the stored rev is still history.rev. */
+interface HistoryPut {
+  key: string;
+  what: string;
+  item: Item;
+  condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+  bytes: number;
+}
+
+function historyPut(history: KeyHistory): HistoryPut {
+  const item: Item = {
+    pk: historyPk(history.jurisdiction, history.corpus),
+    sk: history.key,
+    itemKind: 'history',
+    ...history,
+    rev: history.rev + 1,
+  };
+  const what = `key history ${history.jurisdiction}#${history.corpus}#${history.key}`;
+  assertItemFits(item, what);
+  const condition =
+    history.rev === 0
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : {
+          ConditionExpression: '#rev = :rev',
+          ExpressionAttributeNames: { '#rev': 'rev' },
+          ExpressionAttributeValues: { ':rev': history.rev },
+        };
+  return { key: history.key, what, item, condition, bytes: itemBytes(item) };
+}
+
+/** Consecutive puts in groups within one transaction's caps. */
+function transactionGroups(puts: HistoryPut[]): HistoryPut[][] {
+  const groups: HistoryPut[][] = [];
+  let group: HistoryPut[] = [];
+  let bytes = 0;
+  for (const put of puts) {
+    if (group.length && (group.length >= TRANSACTION_MAX_ITEMS || bytes + put.bytes > TRANSACTION_MAX_BYTES)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(put);
+    bytes += put.bytes;
+  }
+  if (group.length) groups.push(group);
+  return groups;
+}
+
+/** The code of each operation's cancellation (`None` for those that would have succeeded), or null when `err` is no cancelled transaction. */
+function cancellationReasons(err: unknown): string[] | null {
+  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return null;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return reasons ? reasons.map((r) => r.Code ?? 'None') : null;
+}
 
 interface PlannedWrite {
   write: StoreWrite;
@@ -192,29 +254,50 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async putHistory(history: KeyHistory): Promise<void> {
-    const item: Item = {
-      pk: historyPk(history.jurisdiction, history.corpus),
-      sk: history.key,
-      itemKind: 'history',
-      ...history,
-      rev: history.rev + 1,
-    };
-    const what = `key history ${history.jurisdiction}#${history.corpus}#${history.key}`;
-    assertItemFits(item, what);
-    const condition =
-      history.rev === 0
-        ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : {
-            ConditionExpression: '#rev = :rev',
-            ExpressionAttributeNames: { '#rev': 'rev' },
-            ExpressionAttributeValues: { ':rev': history.rev },
-          };
+    const put = historyPut(history);
     try {
-      await this.table.send(new PutCommand({ TableName: this.table.name, Item: item, ...condition }));
+      await this.table.send(new PutCommand({ TableName: this.table.name, Item: put.item, ...put.condition }));
     } catch (err) {
-      if (isConditionFailure(err)) throw new ConcurrentUpdateError(`${what} is no longer at revision ${history.rev}`, { cause: err });
+      if (isConditionFailure(err)) throw new ConcurrentUpdateError(`${put.what} is no longer at revision ${history.rev}`, { cause: err });
       throw err;
     }
+  }
+
+  async putHistories(histories: readonly KeyHistory[]): Promise<string[]> {
+    const lost: string[] = [];
+    const groups = transactionGroups(histories.map(historyPut));
+    await forEachBounded(groups, WRITE_CONCURRENCY, async (group) => {
+      lost.push(...(await this.transactHistories(group)));
+    });
+    return lost;
+  }
+
+  /**
+   * One transaction of conditional puts: all or none are written. Puts whose condition failed (or that met another
+   * write at the same moment, TransactionConflict) are left out and the rest sent again; their keys are returned.
+   */
+  private async transactHistories(group: HistoryPut[]): Promise<string[]> {
+    const lost: string[] = [];
+    let pending = group;
+    while (pending.length) {
+      try {
+        await this.table.send(
+          new TransactWriteCommand({
+            TransactItems: pending.map((p) => ({ Put: { TableName: this.table.name, Item: p.item, ...p.condition } })),
+          }),
+        );
+        return lost;
+      } catch (err) {
+        const reasons = cancellationReasons(err);
+        // Not cancelled, or cancelled for anything but a lost race: nothing to re-plan, the error stands.
+        if (!reasons || reasons.some((r) => r !== 'None' && !RACE_REASONS.has(r))) throw err;
+        const raced = pending.filter((_, i) => RACE_REASONS.has(reasons[i] ?? ''));
+        if (!raced.length) throw err;
+        lost.push(...raced.map((p) => p.key));
+        pending = pending.filter((p) => !raced.includes(p));
+      }
+    }
+    return lost;
   }
 
   async applyWrites(writes: readonly StoreWrite[]): Promise<void> {

@@ -51,6 +51,7 @@ function scanOnlyStore(n: number): VersionStore {
     getHistories: unused('getHistories'),
     historiesWithPrefix: unused('historiesWithPrefix'),
     putHistory: unused('putHistory'),
+    putHistories: unused('putHistories'),
     applyWrites: unused('applyWrites'),
     putEdition: unused('putEdition'),
     // Besides scanning, the audit reads each collection's edition records (a few each), for the sections they skipped.
