@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import git from 'isomorphic-git';
@@ -96,33 +96,60 @@ async function openBundle(file: string, cacheDir: string, log: Log): Promise<DcR
 /** Cloned into the sources cache once (into a partial folder, renamed when complete), fetched on later runs. */
 async function openRemote(url: string, cacheDir: string, log: Log): Promise<DcRepository> {
   const gitdir = join(cacheDir, `remote-${createHash('sha256').update(url).digest('hex').slice(0, 16)}.git`);
-  const progress = progressLog(log);
   const cache = {};
   if (await stat(join(gitdir, 'HEAD')).catch(() => null)) {
     log(`fetching ${url} into ${gitdir}`);
-    const { fetchHead } = await git.fetch({ fs, http, gitdir, url, singleBranch: true, tags: false, onProgress: progress, cache });
-    if (!fetchHead) throw new Error('the remote sent no default branch');
-    await writeFile(join(gitdir, 'HEAD'), `${fetchHead}\n`);
+    await fetchDefaultBranch(gitdir, url, log, cache);
   } else {
     log(`cloning ${url} into ${gitdir}`);
     const partial = `${gitdir}.partial-${process.pid}`;
     await rm(partial, { recursive: true, force: true });
-    await git.clone({
-      fs,
-      http,
-      dir: partial,
-      gitdir: partial,
-      url,
-      singleBranch: true,
-      noCheckout: true,
-      noTags: true,
-      onProgress: progress,
-      cache,
-    });
-    await writeFile(join(partial, 'HEAD'), `${await git.resolveRef({ fs, gitdir: partial, ref: 'HEAD' })}\n`);
+    await fetchDefaultBranch(partial, url, log, cache);
     await rename(partial, gitdir);
   }
   return { gitdir, head: await headOf(gitdir), origin: url, cache };
+}
+
+export interface Fetched {
+  /** The remote's default branch, now the repository's HEAD (detached). */
+  head: string;
+  /** The packfile the fetch wrote (`pack-<sha1>`, its .pack and .idx in objects/pack); null when the remote sent nothing new. */
+  pack: string | null;
+}
+
+/**
+ * Fetches the remote's default branch into the bare repository `gitdir` (made when missing) over git's smart HTTP
+ * protocol. The commit HEAD names is offered to the remote as held (isomorphic-git offers the ref it is fetching, and
+ * would offer nothing from a detached HEAD unless asked for `HEAD` itself), so the remote sends only the objects that
+ * came after it: one self-contained packfile (isomorphic-git asks for no thin pack).
+ */
+export async function fetchDefaultBranch(gitdir: string, url: string, log: Log, cache: object = {}): Promise<Fetched> {
+  if (!(await stat(join(gitdir, 'HEAD')).catch(() => null))) await git.init({ fs, gitdir, bare: true });
+  // The fetch records the remote's refs under refs/remotes/origin/, by the remote's refspec.
+  await git.addRemote({ fs, gitdir, remote: 'origin', url, force: true });
+  const before = new Set(await packsIn(gitdir));
+  const fetched = await git.fetch({
+    fs,
+    http,
+    gitdir,
+    url,
+    ref: 'HEAD',
+    singleBranch: true,
+    tags: false,
+    onProgress: progressLog(log),
+    cache,
+  });
+  if (!fetched.fetchHead) throw new Error('the remote sent no default branch');
+  // The commit the remote's HEAD names, detached: the line of publications is read from it, not from a branch name.
+  await writeFile(join(gitdir, 'HEAD'), `${fetched.fetchHead}\n`);
+  return { head: fetched.fetchHead, pack: (await packsIn(gitdir)).find((p) => !before.has(p)) ?? null };
+}
+
+/** The packs of a repository's objects/pack folder that have their index: `pack-<sha1>` names. */
+export async function packsIn(gitdir: string): Promise<string[]> {
+  const files = await readdir(join(gitdir, 'objects', 'pack')).catch(() => [] as string[]);
+  const names = new Set(files);
+  return files.filter((f) => f.endsWith('.pack') && names.has(f.replace(/\.pack$/, '.idx'))).map((f) => f.slice(0, -'.pack'.length));
 }
 
 async function headOf(gitdir: string): Promise<string> {
