@@ -1,21 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  Choice,
-  Condition,
-  Errors,
-  Fail,
-  Map as MapState,
-  Pass,
-  type StateMachine,
-  Succeed,
-  TaskInput,
-} from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Choice, Condition, Errors, Fail, Map as MapState, Pass, type StateMachine, Succeed } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DC_CODE_ERRORS } from '../functions/lambda/jobs/dc-code-steps.ts';
-import { jobStateMachine } from './job-state-machine.ts';
+import { jobStateMachine, lambdaStep } from './job-state-machine.ts';
 
 export interface DcCodeSyncMachineProps {
   prefix: string;
@@ -51,12 +40,7 @@ export class DcCodeSyncMachine extends Construct {
   constructor(scope: Construct, id: string, props: DcCodeSyncMachineProps) {
     super(scope, id);
     const invoke = (stateId: string, fn: IFunction, payload: Record<string, unknown>, resultPath?: string) =>
-      new LambdaInvoke(this, stateId, {
-        lambdaFunction: fn,
-        payload: TaskInput.fromObject(payload),
-        payloadResponseOnly: true,
-        ...(resultPath && { resultPath }),
-      });
+      lambdaStep(this, stateId, fn, payload, resultPath);
     const neverRetried = { errors: [DC_CODE_ERRORS.refused], maxAttempts: 0 };
 
     // The sync's answer goes to `run`: { plan, batches }; the Map replaces `batches` with each batch's outcome.

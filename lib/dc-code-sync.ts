@@ -50,7 +50,10 @@ export class DcCodeSync extends Construct {
       throw new Error(`D.C. Code sync schedule: '${props.schedule}' is not a rate(…), cron(…) or at(…) expression`);
     const request = props.request ?? {};
     const checked = syncRequestSchema.safeParse(request);
-    if (!checked.success) throw new Error(`D.C. Code sync request: ${checked.error.issues.map((i) => i.message).join('; ')}`);
+    if (!checked.success)
+      throw new Error(
+        `D.C. Code sync request: ${checked.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ')}`,
+      );
     const logRetention = props.logRetention ?? RetentionDays.ONE_WEEK;
 
     this.syncFunction = new AsofFunction(this, 'SyncFunction', {

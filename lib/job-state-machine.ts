@@ -4,12 +4,22 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, ScheduleTargetInput, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
 import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { DefinitionBody, type IChainable, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
+import { DefinitionBody, type IChainable, LogLevel, StateMachine, StateMachineType, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import { SchedulerRole } from './scheduler-role.ts';
 
 const DLQ_RETENTION = Duration.days(14);
 const MAX_EVENT_AGE = Duration.hours(6);
+
+/** A step of a job's state machine: the function invoked with `payload`, its answer the state's (or put at `resultPath`). */
+export const lambdaStep = (scope: Construct, stateId: string, fn: IFunction, payload: Record<string, unknown>, resultPath?: string) =>
+  new LambdaInvoke(scope, stateId, {
+    lambdaFunction: fn,
+    payload: TaskInput.fromObject(payload),
+    payloadResponseOnly: true,
+    ...(resultPath && { resultPath }),
+  });
 
 export interface JobStateMachineProps {
   /** `<prefix>-<name>` names the state machine and its log group. */

@@ -1,21 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  Choice,
-  Condition,
-  Errors,
-  Fail,
-  Map as MapState,
-  Pass,
-  type StateMachine,
-  Succeed,
-  TaskInput,
-} from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Choice, Condition, Errors, Fail, Map as MapState, Pass, type StateMachine, Succeed } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TO_INGEST, USCODE_ERRORS } from '../functions/lambda/jobs/uscode-steps.ts';
-import { jobStateMachine } from './job-state-machine.ts';
+import { jobStateMachine, lambdaStep } from './job-state-machine.ts';
 
 export interface UscodeFetchMachineProps {
   prefix: string;
@@ -52,12 +41,7 @@ export class UscodeFetchMachine extends Construct {
   constructor(scope: Construct, id: string, props: UscodeFetchMachineProps) {
     super(scope, id);
     const invoke = (stateId: string, fn: IFunction, payload: Record<string, unknown>, resultPath?: string) =>
-      new LambdaInvoke(this, stateId, {
-        lambdaFunction: fn,
-        payload: TaskInput.fromObject(payload),
-        payloadResponseOnly: true,
-        ...(resultPath && { resultPath }),
-      });
+      lambdaStep(this, stateId, fn, payload, resultPath);
     const neverRetried = { errors: [USCODE_ERRORS.refused], maxAttempts: 0 };
     const onceMore = (interval: Duration) => ({ errors: [Errors.ALL], interval, maxAttempts: 1 });
     /** A title that failed every try, carried on with the step and the error's name (its cause is in the history). */

@@ -15,7 +15,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchDcCode, publicationMarker } from '#ingest/dc-git/fetch-dc-code.ts';
 import { s3GitPacks } from '#lambda/adapters/s3-git-packs.ts';
@@ -30,7 +29,7 @@ import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/em
 import { localJobs, openLocalStores } from '#local/local-runtime.ts';
 import { type FakeS3, startFakeS3 } from '../support/fake-s3.ts';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http-server.ts';
-import { deployedLambdaEnv } from './lambda-env.ts';
+import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
 
 const SLICE = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/dc-code-history/slice.bundle');
 /** The slice's line of publications (PROVENANCE.md): 213 publications, the head `2024-10-20/2024-10-20`. */
@@ -59,14 +58,6 @@ const faultySearch = (): SearchIndex =>
       },
     },
   });
-
-const context = (id: string) =>
-  ({
-    awsRequestId: id,
-    functionName: id,
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 900_000,
-  }) as unknown as Context;
 
 let syncStep: ReturnType<typeof dcCodeSyncHandler>;
 let ingestStep: ReturnType<typeof dcCodeIngestHandler>;

@@ -5,12 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { NotABundleError, readBundleHeader } from './bundle.ts';
+import { packsIn } from './packs.ts';
 import { isGitUrl } from './remote.ts';
 
 export interface DcRepository {
@@ -143,13 +144,6 @@ export async function fetchDefaultBranch(gitdir: string, url: string, log: Log, 
   // The commit the remote's HEAD names, detached: the line of publications is read from it, not from a branch name.
   await writeFile(join(gitdir, 'HEAD'), `${fetched.fetchHead}\n`);
   return { head: fetched.fetchHead, pack: (await packsIn(gitdir)).find((p) => !before.has(p)) ?? null };
-}
-
-/** The packs of a repository's objects/pack folder that have their index: `pack-<sha1>` names. */
-export async function packsIn(gitdir: string): Promise<string[]> {
-  const files = await readdir(join(gitdir, 'objects', 'pack')).catch(() => [] as string[]);
-  const names = new Set(files);
-  return files.filter((f) => f.endsWith('.pack') && names.has(f.replace(/\.pack$/, '.idx'))).map((f) => f.slice(0, -'.pack'.length));
 }
 
 async function headOf(gitdir: string): Promise<string> {

@@ -15,11 +15,7 @@ import {
   type RepositoryManifest,
 } from '../jobs/dc-code-repository.ts';
 import { captureClient } from '../powertools.ts';
-
-const isNotFound = (err: unknown): boolean => {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
-};
+import { isNotFound } from './s3-title-zips.ts';
 
 /**
  * The D.C. Code repository's packs in the sources bucket's dc-code/ folder. Every object goes up with a CRC32 checksum

@@ -3,7 +3,7 @@ import { open, rm, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import git from 'isomorphic-git';
 import * as z from 'zod';
-import { packsIn } from '#ingest/dc-git/repository.ts';
+import { packsIn } from '#ingest/dc-git/packs.ts';
 
 /**
  * Where the scheduled D.C. Code sync keeps the Council's repository between runs (the sources bucket's dc-code/
