@@ -10,7 +10,6 @@
  * behind its head (a batch failing midway and retried), a run with nothing new, the remote publishing the rest; the
  * end state is the one `asof fetch dc-code` leaves from the same history.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,7 +27,7 @@ import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { localJobs, openLocalStores } from '#local/local-runtime.ts';
 import { type FakeS3, startFakeS3 } from '../support/fake-s3.ts';
-import { type GitHttpServer, startGitHttpServer } from '../support/git-http-server.ts';
+import { type GitHttpServer, packObjectIds, startGitHttpServer } from '../support/git-http-server.ts';
 import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
 
 const SLICE = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/dc-code-history/slice.bundle');
@@ -71,11 +70,8 @@ const manifest = (): RepositoryManifest | null => {
   const stored = s3.get(BUCKET, MANIFEST_KEY);
   return stored ? (JSON.parse(stored.body.toString('utf8')) as RepositoryManifest) : null;
 };
-/** The object ids a stored pack's index lists (`git show-index`). */
-const objectsOf = (pack: string): Set<string> => {
-  const shown = spawnSync('git', ['show-index'], { input: s3.get(BUCKET, packKey(pack, 'idx'))!.body, encoding: 'utf8' });
-  return new Set(shown.stdout.split('\n').flatMap((l) => l.split(' ')[1] ?? []));
-};
+/** The object ids a stored pack's index lists. */
+const objectsOf = (pack: string): Set<string> => packObjectIds(s3.get(BUCKET, packKey(pack, 'idx'))!.body);
 const puts = () => s3.requests.filter((r) => r.startsWith('PUT '));
 const markerOf = (commit: string) => stores.ops.getMarker(publicationMarker(commit));
 

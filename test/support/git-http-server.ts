@@ -33,6 +33,14 @@ export interface GitHttpServer {
 
 const BRANCH = 'refs/heads/line';
 
+/** The object ids a pack's index lists (`git show-index`). */
+export const packObjectIds = (idx: Buffer): Set<string> =>
+  new Set(
+    spawnSync('git', ['show-index'], { input: idx, encoding: 'utf8' })
+      .stdout.split('\n')
+      .flatMap((l) => l.split(' ')[1] ?? []),
+  );
+
 function git(args: string[], cwd?: string): string {
   const run = spawnSync('git', args, { cwd, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);

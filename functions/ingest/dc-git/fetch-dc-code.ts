@@ -8,12 +8,11 @@
  */
 import * as z from 'zod';
 import { type IngestPublicationsDeps, ingestPublications } from './ingest-publications.ts';
-
-export { type IngestedPublication, publicationMarker } from './ingest-publications.ts';
-
 import { listPublications, type Publication } from './publications.ts';
 import { DC_COUNCIL_REMOTE } from './remote.ts';
 import { openDcRepository } from './repository.ts';
+
+export { type IngestedPublication, publicationMarker } from './ingest-publications.ts';
 
 type Log = (line: string) => void;
 
