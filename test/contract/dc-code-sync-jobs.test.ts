@@ -297,6 +297,24 @@ describe('later runs', () => {
     );
   });
 
+  it('refuses a pack altered in the bucket: a new sandbox stops before fetching or ingesting anything', async () => {
+    const [pack] = manifest()!.packs;
+    const stored = s3.get(BUCKET, packKey(pack!, 'pack'))!.body;
+    const altered = Buffer.from(stored);
+    altered.writeUInt8(altered.readUInt8(altered.length - 1) ^ 0xff, altered.length - 1);
+    s3.replaceBody(BUCKET, packKey(pack!, 'pack'), altered);
+    try {
+      const cold = dcCodeSyncHandler({ packs: s3GitPacks, env, workDir: join(work, 'altered') });
+      await expect(cold({ step: 'sync', request: { remote: remote.url } }, context('altered'))).rejects.toThrow(
+        new RegExp(`the pack stored as ${pack} ends with the checksum [0-9a-f]{40}: it is not that pack`),
+      );
+      expect(remote.requests).toEqual([]);
+      expect(puts()).toEqual([]);
+    } finally {
+      s3.replaceBody(BUCKET, packKey(pack!, 'pack'), stored);
+    }
+  });
+
   it('ends in the state `asof fetch dc-code` leaves from the same history', async () => {
     const local = await openLocalStores({ dataDir: null });
     try {

@@ -37,14 +37,15 @@ const NETWORK_CODES = new Set([
 ]);
 
 /** A fetch's failure as the state machine sees it: a remote that may come back is retried with backoff, a refusal is not. */
-function remoteErrorOf(err: unknown, remote: string): DcCodeStepError {
-  const e = err as { code?: string; data?: { statusCode?: number }; message?: string };
+function remoteErrorOf(err: unknown, remote: string): unknown {
+  const e = err as { code?: string; caller?: string; data?: { statusCode?: number }; message?: string };
   const what = `cannot fetch the D.C. Code repository from ${remote}: ${e.message ?? String(err)}`;
   const status = e.code === 'HttpError' ? e.data?.statusCode : undefined;
   if (status !== undefined && status < 500 && status !== 429) return new DcCodeStepError(DC_CODE_ERRORS.remoteRefused, what);
   if (status !== undefined || NETWORK_CODES.has(e.code ?? '')) return new DcCodeStepError(DC_CODE_ERRORS.remoteUnavailable, what);
-  // isomorphic-git's protocol errors (an answer that is not git's smart HTTP): a server that is no git remote.
-  return new DcCodeStepError(DC_CODE_ERRORS.remoteRefused, what);
+  // isomorphic-git's own errors of the fetch (an answer that is not git's smart HTTP): a server that is no git remote.
+  if (e.caller === 'git.fetch') return new DcCodeStepError(DC_CODE_ERRORS.remoteRefused, what);
+  return err;
 }
 
 /**
