@@ -12,9 +12,15 @@ import { ENV } from '#lambda/env.ts';
 import { DC_CODE_ERRORS } from '#lambda/jobs/dc-code-steps.ts';
 import { defineStage } from '../../bin/stage.ts';
 import { STAGES } from '../../bin/stages.ts';
-import { JobsStack } from '../../lib/jobs-stack.ts';
-import { StatefulStack } from '../../lib/stateful-stack.ts';
-import { expectStartedOnSchedule, type Json, type Resources, retriesOf, templateQueries } from '../support/template-queries.ts';
+import {
+  expectRunAlarms,
+  expectStartedOnSchedule,
+  type Json,
+  jobsStackWith,
+  type Resources,
+  retriesOf,
+  templateQueries,
+} from '../support/template-queries.ts';
 
 let jobs: Template;
 let api: Template;
@@ -195,28 +201,12 @@ describe('the functions, each with what it reaches and no more', () => {
 
 describe('the alarms', () => {
   it('alarm on a failed or timed-out run, and on a delivery the scheduler gave up on', () => {
-    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => r.Properties);
-    const run = alarms.find((a) => a.AlarmName === 'asof-dev-job-dc-code-sync-failed');
-    expect(run?.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.MetricStat.Metric.MetricName)).toEqual([
-      'ExecutionsFailed',
-      'ExecutionsTimedOut',
-    ]);
-    expect(JSON.stringify(run?.Metrics)).toContain('DcCodeSyncMachineStateMachine');
-    expect(alarms.some((a) => a.AlarmName === 'asof-dev-dlq-dc-code-sync')).toBe(true);
+    expectRunAlarms(api, 'dc-code-sync', 'DcCodeSyncMachineStateMachine');
   });
 });
 
 describe('a sync that could never run is refused at synth', () => {
-  const synth = (dcCodeSync: Json, withBucket = true) => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'refuse-stateful', { prefix: 'asof-test' });
-    return () =>
-      new JobsStack(app, 'refuse-jobs', {
-        prefix: 'asof-test',
-        bindings: { ...stateful.tables, ...(withBucket && { sources: stateful.sources }) },
-        dcCodeSync,
-      });
-  };
+  const synth = (dcCodeSync: Json, withBucket = true) => jobsStackWith({ dcCodeSync }, withBucket);
 
   it.each([
     ['without the sources bucket', { schedule: 'rate(1 day)' }, false, /needs the sources bucket/],
@@ -233,9 +223,8 @@ describe('a sync that could never run is refused at synth', () => {
   });
 
   it('builds no sync when the stage configures none', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'none-stateful', { prefix: 'asof-test' });
-    const stack = new JobsStack(app, 'none-jobs', { prefix: 'asof-test', bindings: { ...stateful.tables, sources: stateful.sources } });
+    const stack = jobsStackWith({})();
     expect(stack.dcCodeSync).toBeUndefined();
+    expect(Object.keys(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'))).toEqual([]);
   });
 });

@@ -11,9 +11,15 @@ import { ENV } from '#lambda/env.ts';
 import { USCODE_ERRORS } from '#lambda/jobs/uscode-steps.ts';
 import { defineStage } from '../../bin/stage.ts';
 import { STAGES } from '../../bin/stages.ts';
-import { JobsStack } from '../../lib/jobs-stack.ts';
-import { StatefulStack } from '../../lib/stateful-stack.ts';
-import { expectStartedOnSchedule, type Json, type Resources, retriesOf, templateQueries } from '../support/template-queries.ts';
+import {
+  expectRunAlarms,
+  expectStartedOnSchedule,
+  type Json,
+  jobsStackWith,
+  type Resources,
+  retriesOf,
+  templateQueries,
+} from '../support/template-queries.ts';
 
 let jobs: Template;
 let api: Template;
@@ -212,28 +218,12 @@ describe('the functions, each with what it reaches and no more', () => {
 
 describe('the alarms', () => {
   it('alarm on a failed or timed-out run, and on a delivery the scheduler gave up on', () => {
-    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => r.Properties);
-    const run = alarms.find((a) => a.AlarmName === 'asof-dev-job-uscode-fetch-failed');
-    expect(run?.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.MetricStat.Metric.MetricName)).toEqual([
-      'ExecutionsFailed',
-      'ExecutionsTimedOut',
-    ]);
-    expect(JSON.stringify(run?.Metrics)).toContain('UscodeFetchMachineStateMachine');
-    expect(alarms.some((a) => a.AlarmName === 'asof-dev-dlq-uscode-fetch')).toBe(true);
+    expectRunAlarms(api, 'uscode-fetch', 'UscodeFetchMachineStateMachine');
   });
 });
 
 describe('a fetch that could never run is refused at synth', () => {
-  const synth = (uscodeFetch: Json, withBucket = true) => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'refuse-stateful', { prefix: 'asof-test' });
-    return () =>
-      new JobsStack(app, 'refuse-jobs', {
-        prefix: 'asof-test',
-        bindings: { ...stateful.tables, ...(withBucket && { sources: stateful.sources }) },
-        uscodeFetch,
-      });
-  };
+  const synth = (uscodeFetch: Json, withBucket = true) => jobsStackWith({ uscodeFetch }, withBucket);
 
   it.each([
     ['without the sources bucket', { schedule: 'rate(1 day)' }, false, /needs the sources bucket/],
@@ -245,9 +235,7 @@ describe('a fetch that could never run is refused at synth', () => {
   });
 
   it('builds no fetch when the stage configures none', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'none-stateful', { prefix: 'asof-test' });
-    const stack = new JobsStack(app, 'none-jobs', { prefix: 'asof-test', bindings: { ...stateful.tables, sources: stateful.sources } });
+    const stack = jobsStackWith({})();
     expect(stack.uscodeFetch).toBeUndefined();
     expect(Object.keys(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'))).toEqual([]);
   });

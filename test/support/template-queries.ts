@@ -2,9 +2,12 @@
  * Questions the infrastructure tests ask of a synthesized stack's template: a resource's logical id by what it is,
  * a role's statements, actions, tables and S3 objects, a state machine's definition with its functions' ARNs named.
  */
+import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { Match } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
+import { JobsStack, type JobsStackProps } from '../../lib/jobs-stack.ts';
+import { StatefulStack } from '../../lib/stateful-stack.ts';
 
 export type Json = any;
 export type Resources = Record<string, { Type: string; Properties: Json }>;
@@ -93,4 +96,31 @@ export function expectStartedOnSchedule(template: Template, name: string, expres
     ['states:StartExecution', { Ref: machineId }],
     ['sqs:SendMessage', { 'Fn::GetAtt': [queueId, 'Arn'] }],
   ]);
+}
+
+/** A jobs stack of a test stage with `props` (its stores a stateful stack's, the sources bucket unless `withBucket` is false), built when called. */
+export function jobsStackWith(props: Partial<JobsStackProps>, withBucket = true): () => JobsStack {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stateful = new StatefulStack(app, 'test-stateful', { prefix: 'asof-test' });
+  return () =>
+    new JobsStack(app, 'test-jobs', {
+      prefix: 'asof-test',
+      bindings: { ...stateful.tables, ...(withBucket && { sources: stateful.sources }) },
+      ...props,
+    });
+}
+
+/**
+ * The alarms of a job run as a state machine: `job-<name>-failed` on its failed and timed-out runs (of the state
+ * machine whose logical id starts `machineIdPrefix`), and `dlq-<name>` on its schedule's dead letters.
+ */
+export function expectRunAlarms(api: Template, name: string, machineIdPrefix: string): void {
+  const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => r.Properties);
+  const run = alarms.find((a) => a.AlarmName === `asof-dev-job-${name}-failed`);
+  expect(run?.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.MetricStat.Metric.MetricName)).toEqual([
+    'ExecutionsFailed',
+    'ExecutionsTimedOut',
+  ]);
+  expect(JSON.stringify(run?.Metrics)).toContain(machineIdPrefix);
+  expect(alarms.some((a) => a.AlarmName === `asof-dev-dlq-${name}`)).toBe(true);
 }
