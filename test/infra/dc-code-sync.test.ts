@@ -197,6 +197,15 @@ describe('the functions, each with what it reaches and no more', () => {
     expect(q.actions(role, 'es')).toEqual(['es:ESHttpGet', 'es:ESHttpPost']);
     expect(q.actions(role, 'rds-db')).toEqual([]);
   });
+
+  it('the ingest step’s role is among those the setup job maps to the search index’s write role (fine-grained access)', () => {
+    const setup = Object.values(api.toJSON().Resources as Resources).find(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.searchWriteRoles],
+    );
+    expect(JSON.stringify(setup?.Properties.Environment.Variables[ENV.searchWriteRoles])).toContain(
+      `ExportsOutputFnGetAtt${q.roleOf(q.functionId(INGEST))}Arn`,
+    );
+  });
 });
 
 describe('the alarms', () => {
