@@ -34,8 +34,13 @@ export function defineStage(app: App, config: StageConfig) {
     ingestSchedules: config.ingestSchedules,
     ingestMemoryMb: config.ingestMemoryMb,
     ...(config.uscodeFetch && { uscodeFetch: config.uscodeFetch }),
+    ...(config.dcCodeSync && { dcCodeSync: config.dcCodeSync }),
   });
-  const uscode = jobs.uscodeFetch;
+  // The jobs run as state machines: their runs and their schedules' dead letters are alarmed on.
+  const machines = [
+    ...(jobs.uscodeFetch ? [['uscode-fetch', jobs.uscodeFetch] as const] : []),
+    ...(jobs.dcCodeSync ? [['dc-code-sync', jobs.dcCodeSync] as const] : []),
+  ];
   const api = new ApiStack(app, `${config.prefix}-api`, {
     ...common,
     bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },
@@ -50,9 +55,9 @@ export function defineStage(app: App, config: StageConfig) {
       jobFunctions: new Map(Object.entries(jobs.jobs.functions).map(([job, f]) => [job, f.fn])),
       jobDeadLetterQueues: new Map([
         ...Object.entries(jobs.jobs.deadLetterQueues),
-        ...(uscode ? [['uscode-fetch', uscode.deadLetterQueue] as const] : []),
+        ...machines.map(([name, job]) => [name, job.deadLetterQueue] as const),
       ]),
-      ...(uscode && { jobStateMachines: new Map([['uscode-fetch', uscode.stateMachine]]) }),
+      ...(machines.length && { jobStateMachines: new Map(machines.map(([name, job]) => [name, job.stateMachine])) }),
       database: { cluster: stateful.caselaw.cluster, proxy: stateful.caselaw.proxy },
       search: { domain: stateful.search.domain, dataNodes: config.search.dataNodes, volumeSizeGiB: config.search.volumeGb },
     },

@@ -1,7 +1,7 @@
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
 import type { StageDomain } from '../lib/api-domain.ts';
 import type { CaseLawCapacity } from '../lib/caselaw-database.ts';
-import type { UscodeFetchSchedule } from '../lib/jobs-stack.ts';
+import type { DcCodeSyncSchedule, UscodeFetchSchedule } from '../lib/jobs-stack.ts';
 import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { SearchCapacity } from '../lib/search-domain.ts';
 
@@ -45,6 +45,11 @@ export interface StageConfig {
    * request (`{}` brings the store to the current release point; `{ source }` names a mirror). Undefined = no fetch.
    */
   uscodeFetch?: UscodeFetchSchedule;
+  /**
+   * The D.C. Code's history synced from the Council's git repository on EventBridge Scheduler: an expression (UTC), and
+   * the remote (`{}`: the Council's; `{ remote }` names a mirror). Undefined = no sync.
+   */
+  dcCodeSync?: DcCodeSyncSchedule;
   /** NAT gateways of the stage's VPC (functions reach CourtListener, X-Ray and Secrets Manager through them). */
   natGateways: number;
   /** Aurora Serverless v2 (the case-law replica): capacity, reader, backups, deletion protection. */
@@ -67,6 +72,8 @@ export const STAGES: Record<string, StageConfig> = {
     ingestMemoryMb: 3008,
     // Daily: OLRC publishes a release point every week or few; a run with nothing new reads one page.
     uscodeFetch: { schedule: 'cron(30 6 * * ? *)' },
+    // Daily, after the US Code's: the Council publishes every week or two; a run with nothing new reads the refs and ends.
+    dcCodeSync: { schedule: 'cron(0 8 * * ? *)' },
     natGateways: 1,
     caselaw: { minAcu: 0.5, maxAcu: 2, reader: false, backupRetentionDays: 7, deletionProtection: false },
     search: {
@@ -90,6 +97,7 @@ export const STAGES: Record<string, StageConfig> = {
     ingestSchedules: [],
     ingestMemoryMb: 3008,
     uscodeFetch: { schedule: 'cron(30 6 * * ? *)' },
+    dcCodeSync: { schedule: 'cron(0 8 * * ? *)' },
     natGateways: 2,
     caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: true },
     search: {

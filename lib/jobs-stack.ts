@@ -2,6 +2,8 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { TitleJobsRequest } from '../functions/ingest/olrc/title-jobs.ts';
+import type { SyncRequest } from '../functions/lambda/jobs/dc-code-steps.ts';
+import { DcCodeSync } from './dc-code-sync.ts';
 import { type IngestSchedule, type JobBindings, ScheduledJobs } from './scheduled-jobs.ts';
 import { UscodeFetch } from './uscode-fetch.ts';
 
@@ -9,6 +11,12 @@ import { UscodeFetch } from './uscode-fetch.ts';
 export interface UscodeFetchSchedule {
   schedule: string;
   request?: TitleJobsRequest;
+}
+
+/** The scheduled D.C. Code sync: when, and from which remote (default `{}`: the Council's repository). */
+export interface DcCodeSyncSchedule {
+  schedule: string;
+  request?: SyncRequest;
 }
 
 export interface JobsStackProps extends StackProps {
@@ -21,6 +29,8 @@ export interface JobsStackProps extends StackProps {
   ingestMemoryMb?: number;
   /** The US Code fetch from the publisher on a schedule (needs the sources bucket). Default: none. */
   uscodeFetch?: UscodeFetchSchedule;
+  /** The D.C. Code's history synced from the Council's repository on a schedule (needs the sources bucket). Default: none. */
+  dcCodeSync?: DcCodeSyncSchedule;
   /** Default: one week. */
   logRetention?: RetentionDays;
 }
@@ -33,6 +43,7 @@ export interface JobsStackProps extends StackProps {
 export class JobsStack extends Stack {
   readonly jobs: ScheduledJobs;
   readonly uscodeFetch?: UscodeFetch;
+  readonly dcCodeSync?: DcCodeSync;
 
   constructor(scope: Construct, id: string, props: JobsStackProps) {
     super(scope, id, props);
@@ -49,6 +60,16 @@ export class JobsStack extends Stack {
         bindings: props.bindings,
         schedule: props.uscodeFetch.schedule,
         ...(props.uscodeFetch.request && { request: props.uscodeFetch.request }),
+        ...(props.ingestMemoryMb && { ingestMemoryMb: props.ingestMemoryMb }),
+        ...(props.logRetention && { logRetention: props.logRetention }),
+      });
+    }
+    if (props.dcCodeSync) {
+      this.dcCodeSync = new DcCodeSync(this, 'DcCodeSync', {
+        prefix: props.prefix,
+        bindings: props.bindings,
+        schedule: props.dcCodeSync.schedule,
+        ...(props.dcCodeSync.request && { request: props.dcCodeSync.request }),
         ...(props.ingestMemoryMb && { ingestMemoryMb: props.ingestMemoryMb }),
         ...(props.logRetention && { logRetention: props.logRetention }),
       });

@@ -1,23 +1,10 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  Choice,
-  Condition,
-  DefinitionBody,
-  Errors,
-  Fail,
-  LogLevel,
-  Map as MapState,
-  Pass,
-  StateMachine,
-  StateMachineType,
-  Succeed,
-  TaskInput,
-} from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Choice, Condition, Errors, Fail, Map as MapState, Pass, type StateMachine, Succeed } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TO_INGEST, USCODE_ERRORS } from '../functions/lambda/jobs/uscode-steps.ts';
+import { jobStateMachine, lambdaStep } from './job-state-machine.ts';
 
 export interface UscodeFetchMachineProps {
   prefix: string;
@@ -54,12 +41,7 @@ export class UscodeFetchMachine extends Construct {
   constructor(scope: Construct, id: string, props: UscodeFetchMachineProps) {
     super(scope, id);
     const invoke = (stateId: string, fn: IFunction, payload: Record<string, unknown>, resultPath?: string) =>
-      new LambdaInvoke(this, stateId, {
-        lambdaFunction: fn,
-        payload: TaskInput.fromObject(payload),
-        payloadResponseOnly: true,
-        ...(resultPath && { resultPath }),
-      });
+      lambdaStep(this, stateId, fn, payload, resultPath);
     const neverRetried = { errors: [USCODE_ERRORS.refused], maxAttempts: 0 };
     const onceMore = (interval: Duration) => ({ errors: [Errors.ALL], interval, maxAttempts: 1 });
     /** A title that failed every try, carried on with the step and the error's name (its cause is in the history). */
@@ -134,33 +116,13 @@ export class UscodeFetchMachine extends Construct {
         ),
     );
 
-    const logGroup = new LogGroup(this, 'Logs', {
-      // Step Functions' recommended prefix: CloudWatch Logs' resource policy for vended logs covers it.
-      logGroupName: `/aws/vendedlogs/states/${props.prefix}-uscode-fetch`,
-      retention: props.logRetention,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
-      stateMachineName: `${props.prefix}-uscode-fetch`,
-      stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(definition),
+    this.stateMachine = jobStateMachine(this, {
+      prefix: props.prefix,
+      name: 'uscode-fetch',
+      definition,
+      functions: [props.fetchFunction, props.ingestFunction],
       timeout: RUN_TIMEOUT,
-      tracingEnabled: true,
-      logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: false },
+      logRetention: props.logRetention,
     });
-
-    const stack = Stack.of(this);
-    const functionId = (fn: IFunction) => stack.getLogicalId(fn.node.defaultChild as CfnElement);
-    Validations.of(this.stateMachine).acknowledge(
-      ...[props.fetchFunction, props.ingestFunction].map((fn) => ({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${functionId(fn)}.Arn>:*]`,
-        reason: 'The Lambda task grants its one function and that function’s versions (ARN:*), nothing else.',
-      })),
-      {
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'CloudWatch Logs’ log-delivery actions (Step Functions logging) and X-Ray’s trace writes accept no resource-level permission.',
-      },
-    );
   }
 }

@@ -1,15 +1,14 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Schedule, ScheduleExpression, ScheduleTargetInput, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
-import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { type TitleJobsRequest, titleJobsRequestSchema } from '../functions/ingest/olrc/title-jobs.ts';
 import { OLRC_FOLDER } from '../functions/lambda/jobs/title-zips.ts';
 import { AsofFunction } from './asof-function.ts';
+import { scheduleStateMachine } from './job-state-machine.ts';
 import type { JobBindings } from './scheduled-jobs.ts';
-import { SchedulerRole } from './scheduler-role.ts';
 import { UscodeFetchMachine } from './uscode-fetch-machine.ts';
 
 export interface UscodeFetchProps {
@@ -89,28 +88,13 @@ export class UscodeFetch extends Construct {
       logRetention,
     }).stateMachine;
 
-    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
-      queueName: `${props.prefix}-uscode-fetch-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-SQS3',
-      reason: 'This queue is itself a dead-letter queue (of the US Code fetch’s schedule).',
-    });
-    this.schedule = new Schedule(this, 'Schedule', {
-      scheduleName: `${props.prefix}-uscode-fetch`,
-      schedule: ScheduleExpression.expression(props.schedule),
-      timeWindow: TimeWindow.off(),
-      target: new StepFunctionsStartExecution(this.stateMachine, {
-        role: new SchedulerRole(this, 'SchedulerRole', { starts: 'the US Code fetch' }).role,
-        input: ScheduleTargetInput.fromObject(request),
-        deadLetterQueue: this.deadLetterQueue,
-        retryAttempts: 3,
-        // A run that could not start within hours is of no use: the next one takes its work.
-        maxEventAge: Duration.hours(6),
-      }),
-    });
+    ({ schedule: this.schedule, deadLetterQueue: this.deadLetterQueue } = scheduleStateMachine(this, {
+      prefix: props.prefix,
+      name: 'uscode-fetch',
+      stateMachine: this.stateMachine,
+      expression: props.schedule,
+      input: request,
+      starts: 'the US Code fetch',
+    }));
   }
 }

@@ -5,18 +5,20 @@
  * an out-of-order run, an interrupted run resumed, unreadable repositories refused with nothing ingested, and lookups
  * through the local server over a real socket.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
+import { readBundleHeader } from '#ingest/dc-git/bundle.ts';
 import { type FetchDcCodeDeps, type FetchDcCodeRequest, fetchDcCode, publicationMarker } from '#ingest/dc-git/fetch-dc-code.ts';
 import { RepositoryError } from '#ingest/dc-git/repository.ts';
 import type { SectionVersion } from '#law/model.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { main } from '#local/cli.ts';
 import { type LocalServer, type LocalStores, localJobs, openLocalStores, serveLocal } from '#local/local-runtime.ts';
+import { packObjectIds, startGitHttpServer } from '../support/git-http-server.ts';
 
 const SLICE = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/dc-code-history/slice.bundle');
 const temps: string[] = [];
@@ -178,6 +180,36 @@ describe('fetch dc-code on the real slice', () => {
     expect(resumed.result.held + resumed.result.ingested).toBe(213);
     expect((await other.versions.listEditions('dc-code')).every((e) => e.completeDigest)).toBe(true);
     expect(await stateOf(other)).toEqual(await stateOf(stores));
+  }, 120_000);
+});
+
+describe('fetch dc-code from a git URL', () => {
+  it('clones the remote once, and later runs fetch only what came after the commit held', async () => {
+    // git itself serves the slice over smart HTTP, its default branch 60 publications behind at first.
+    const head = (await readBundleHeader(SLICE)).head;
+    const remote = await startGitHttpServer(SLICE, 'refs/heads/slice/line', `${head}~60`);
+    opened.push(remote);
+    const stores = await freshStores();
+    const cacheDir = await tempDir('dc-url-cache');
+    const fromUrl = (deps = depsOf(stores)) => fetchDcCode({ repo: remote.url, cacheDir }, deps);
+    const answered = () => remote.requests.filter((r) => r.method === 'POST').map((r) => r.bytes);
+
+    expect(await fromUrl()).toMatchObject({ repo: remote.url, publications: 153, ingested: 153 });
+    remote.moveHead(head);
+    remote.requests.length = 0;
+    expect(await fromUrl()).toMatchObject({ publications: 213, ingested: 60, held: 153 });
+    const [update] = answered();
+    remote.requests.length = 0;
+    expect(await fromUrl()).toMatchObject({ publications: 213, ingested: 0, held: 213 });
+    // Nothing new: the remote's answer is its negotiation alone, no pack (a few hundred bytes, not the history again).
+    expect(answered()[0]).toBeLessThan(1_000);
+    expect(update).toBeGreaterThan(10_000);
+    // Two packs, the second without an object of the first: the first clone's and the update's.
+    const packDir = join((await readdir(cacheDir)).map((d) => join(cacheDir, d))[0]!, 'objects', 'pack');
+    const idx = (await readdir(packDir)).filter((f) => f.endsWith('.idx'));
+    expect(idx).toHaveLength(2);
+    const [a, b] = await Promise.all(idx.map(async (f) => packObjectIds(await readFile(join(packDir, f)))));
+    expect([...a!].filter((oid) => b!.has(oid))).toEqual([]);
   }, 120_000);
 });
 

@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import { TABLE_ENV } from '#lambda/env.ts';
 import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import type { TableKind } from '#stores/dynamodb/tables.ts';
@@ -25,3 +26,12 @@ export function deployedLambdaEnv(
     ...extra,
   };
 }
+
+/** The invocation context a handler is given (its request id and name `id`, the whole 15 minutes ahead of it). */
+export const lambdaContext = (id: string) =>
+  ({
+    awsRequestId: id,
+    functionName: id,
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 900_000,
+  }) as unknown as Context;

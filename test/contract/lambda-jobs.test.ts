@@ -8,7 +8,6 @@
  * probe, coverage and audit on it. Tests that need other state get fresh tables on the same dynalite.
  */
 import { fileURLToPath } from 'node:url';
-import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { s3SourceFiles } from '#lambda/adapters/s3-source-files.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
@@ -25,7 +24,7 @@ import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { startFakeS3 } from '../support/fake-s3.ts';
-import { deployedLambdaEnv } from './lambda-env.ts';
+import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const RETRIEVED_AT = '2026-11-22T07:25:00Z';
@@ -54,13 +53,6 @@ async function freshTables() {
   return { names, versions: new DynamoVersionStore(doc, names.versions), ops: new DynamoOpsStore(doc, names.ops) };
 }
 
-const context = (id: string) =>
-  ({
-    awsRequestId: id,
-    functionName: id,
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 900_000,
-  }) as unknown as Context;
 const later = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
 const searchFromPglite = () => stores.search;
 const sampleFiles = () => new LocalSourceFiles(SAMPLE);

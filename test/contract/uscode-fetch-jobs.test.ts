@@ -12,7 +12,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestedMarker } from '#ingest/olrc/ingest-title.ts';
 import { CURRENT_MARKER, currentRecord } from '#ingest/olrc/title-jobs.ts';
@@ -25,7 +24,7 @@ import type { CheckResult, FinishSummary, TitleJobEvent, TitleState } from '#lam
 import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { type FakeOlrc, OLRC_TREE, startFakeOlrc, zipPath } from '../support/fake-olrc.ts';
 import { type FakeS3, startFakeS3 } from '../support/fake-s3.ts';
-import { deployedLambdaEnv } from './lambda-env.ts';
+import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
 
 const BUCKET = 'asof-test-sources';
 
@@ -35,14 +34,6 @@ let stores: EmbeddedStores;
 let env: Record<string, string>;
 let work: string;
 const saved = { ...process.env };
-
-const context = (id: string) =>
-  ({
-    awsRequestId: id,
-    functionName: id,
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 900_000,
-  }) as unknown as Context;
 
 let fetchStep: ReturnType<typeof uscodeFetchHandler>;
 let ingestStep: ReturnType<typeof uscodeIngestHandler>;

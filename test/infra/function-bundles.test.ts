@@ -141,6 +141,29 @@ describe('the US Code fetch’s functions bundle what their steps run', () => {
   });
 });
 
+describe('the D.C. Code sync’s functions bundle what their steps run', () => {
+  const jobs = new Map<string, { bytes: number; inputs: string[] }>();
+  beforeAll(async () => {
+    for (const job of ['dc-code-sync', 'dc-code-ingest']) jobs.set(job, await bundle(`job-${job}`, `jobs/${job}.ts`));
+  }, 120_000);
+  const holds = (job: string, pattern: RegExp) => jobs.get(job)!.inputs.some((i) => pattern.test(i));
+
+  it('the remote’s step: isomorphic-git and its HTTP client, S3 and DynamoDB, but no search client, no pg, no section parser', () => {
+    for (const wanted of [/node_modules\/isomorphic-git\/(?:index|http\/node)/, /node_modules\/@aws-sdk\/client-s3\//, /client-dynamodb\//])
+      expect(holds('dc-code-sync', wanted), String(wanted)).toBe(true);
+    for (const unwanted of [/node_modules\/@opensearch-project\//, /node_modules\/pg\//, /functions\/ingest\/dc-code\.ts/])
+      expect(holds('dc-code-sync', unwanted), String(unwanted)).toBe(false);
+  });
+
+  it('the stores’ step: isomorphic-git, the D.C. section parser and the search client, but no git HTTP client and no pg', () => {
+    for (const wanted of [/node_modules\/isomorphic-git\/index/, /functions\/ingest\/dc-code\.ts/, /node_modules\/@opensearch-project\//])
+      expect(holds('dc-code-ingest', wanted), String(wanted)).toBe(true);
+    expect(holds('dc-code-ingest', /node_modules\/pg\//)).toBe(false);
+    // The remote is read in the sync step only.
+    expect(holds('dc-code-ingest', /node_modules\/isomorphic-git\/http\//)).toBe(false);
+  });
+});
+
 describe('a bundle as the Lambda runtime loads it', () => {
   it('exports its handler when required from a folder of its own, as /var/task holds it (CommonJS, no package.json)', {
     timeout: 60_000,
@@ -153,6 +176,8 @@ describe('a bundle as the Lambda runtime loads it', () => {
         ['caselaw-citations', 'routes/caselaw-citations.ts'],
         ['page-permalink', 'pages/permalink.ts'],
         ['job-uscode-fetch', 'jobs/uscode-fetch.ts'],
+        ['job-dc-code-sync', 'jobs/dc-code-sync.ts'],
+        ['job-dc-code-ingest', 'jobs/dc-code-ingest.ts'],
       ] as const) {
         const taskRoot = join(dir, name);
         await build({

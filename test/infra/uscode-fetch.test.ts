@@ -5,21 +5,26 @@
  * end), each role's grants (least privilege to the bucket's olrc/ folder and to the tables), and the alarms on it.
  */
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#lambda/env.ts';
 import { USCODE_ERRORS } from '#lambda/jobs/uscode-steps.ts';
 import { defineStage } from '../../bin/stage.ts';
 import { STAGES } from '../../bin/stages.ts';
-import { JobsStack } from '../../lib/jobs-stack.ts';
-import { StatefulStack } from '../../lib/stateful-stack.ts';
-
-type Json = any;
-type Resources = Record<string, { Type: string; Properties: Json }>;
+import {
+  expectRunAlarms,
+  expectStartedOnSchedule,
+  type Json,
+  jobsStackWith,
+  type Resources,
+  retriesOf,
+  templateQueries,
+} from '../support/template-queries.ts';
 
 let jobs: Template;
 let api: Template;
 let resources: Resources;
+let q: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -27,83 +32,23 @@ beforeAll(() => {
   jobs = Template.fromStack(stage.jobs);
   api = Template.fromStack(stage.api);
   resources = jobs.toJSON().Resources;
+  q = templateQueries(resources);
 });
 
-const idOf = (type: string, test: (p: Json) => boolean) => {
-  const found = Object.entries(resources).filter(([, r]) => r.Type === type && test(r.Properties));
-  expect(found, type).toHaveLength(1);
-  return found[0]![0];
-};
-const functionId = (name: string) => idOf('AWS::Lambda::Function', (p) => p.FunctionName === name);
 const FETCH = 'asof-dev-job-uscode-fetch';
 const INGEST = 'asof-dev-job-uscode-ingest';
-const machineId = () => idOf('AWS::StepFunctions::StateMachine', (p) => p.StateMachineName === 'asof-dev-uscode-fetch');
-const queueId = () => idOf('AWS::SQS::Queue', (p) => p.QueueName === 'asof-dev-uscode-fetch-dlq');
-const roleOf = (fnId: string) => resources[fnId]!.Properties.Role['Fn::GetAtt'][0] as string;
-const statementsOf = (roleId: string): { Action: string | string[]; Resource: Json }[] =>
-  Object.values(resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === roleId))
-    .flatMap((r) => r.Properties.PolicyDocument.Statement);
-const actions = (roleId: string, service: string) =>
-  [...new Set(statementsOf(roleId).flatMap((st) => [st.Action].flat().filter((a) => a.startsWith(`${service}:`))))].sort();
-/** Which tables a role reaches, and whether it writes them. */
-function tables(roleId: string): Record<string, 'read' | 'readwrite'> {
-  const found: Record<string, 'read' | 'readwrite'> = {};
-  for (const st of statementsOf(roleId)) {
-    const table = /ExportsOutputFnGetAtt(\w+?)Table/.exec(JSON.stringify(st.Resource))?.[1];
-    if (!table) continue;
-    const writes = [st.Action].flat().some((a) => /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(a));
-    found[table] = writes || found[table] === 'readwrite' ? 'readwrite' : 'read';
-  }
-  return found;
-}
-/** The S3 object ARNs a role's statements name, as text: `…:s3:::asof-dev-sources-<account>-<region>/olrc/*`. */
-const s3Objects = (roleId: string) =>
-  statementsOf(roleId)
-    .filter((st) => [st.Action].flat().some((a) => a === 's3:GetObject' || a === 's3:PutObject'))
-    .map((st) => (st.Resource['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : `<${p.Ref}>`)).join(''));
-
-/** The state machine's definition, with each function's ARN written `ARN[<logical id>]`. */
-function definition(): Json {
-  const body = resources[machineId()]!.Properties.DefinitionString;
-  const text = (body['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : `ARN[${p['Fn::GetAtt'][0]}]`)).join('');
-  return JSON.parse(text);
-}
-const retriesOf = (state: Json) =>
-  (state.Retry as Json[]).filter((r) => !r.ErrorEquals[0].startsWith('Lambda.')).map((r) => ({ ...r, ErrorEquals: r.ErrorEquals.join() }));
+const functionId = (name: string) => q.functionId(name);
+const machineId = () => q.machineId('asof-dev-uscode-fetch');
+const roleOf = (fnId: string) => q.roleOf(fnId);
+const statementsOf = (roleId: string) => q.statementsOf(roleId);
+const actions = (roleId: string, service: string) => q.actions(roleId, service);
+const tables = (roleId: string) => q.tables(roleId);
+const s3Objects = (roleId: string) => q.s3Objects(roleId);
+const definition = () => q.definition(machineId());
 
 describe('the schedule', () => {
-  it('starts the state machine daily at 06:30 UTC with the stage’s request, retrying and dead-lettering what it cannot deliver', () => {
-    jobs.hasResourceProperties('AWS::Scheduler::Schedule', {
-      Name: 'asof-dev-uscode-fetch',
-      ScheduleExpression: 'cron(30 6 * * ? *)',
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      State: 'ENABLED',
-      Target: {
-        Arn: { Ref: machineId() },
-        Input: '{}',
-        RoleArn: Match.anyValue(),
-        RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 6 * 3600 },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId(), 'Arn'] } },
-      },
-    });
-    jobs.hasResourceProperties('AWS::SQS::Queue', {
-      QueueName: 'asof-dev-uscode-fetch-dlq',
-      SqsManagedSseEnabled: true,
-      MessageRetentionPeriod: 14 * 24 * 3600,
-    });
-  });
-
-  it('assumes a role only this account’s schedules may assume, which may start this state machine and nothing else', () => {
-    const schedule = Object.values(resources).find((r) => r.Properties.Name === 'asof-dev-uscode-fetch')!.Properties;
-    const roleId = schedule.Target.RoleArn['Fn::GetAtt'][0];
-    const trust = resources[roleId]!.Properties.AssumeRolePolicyDocument.Statement;
-    expect(trust.map((st: Json) => st.Principal.Service)).toEqual(['scheduler.amazonaws.com']);
-    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
-    expect(statementsOf(roleId).map((st) => [st.Action, st.Resource])).toEqual([
-      ['states:StartExecution', { Ref: machineId() }],
-      ['sqs:SendMessage', { 'Fn::GetAtt': [queueId(), 'Arn'] }],
-    ]);
+  it('starts the state machine daily at 06:30 UTC with the stage’s request, retrying and dead-lettering what it cannot deliver, under a role that may start it alone', () => {
+    expectStartedOnSchedule(jobs, 'asof-dev-uscode-fetch', 'cron(30 6 * * ? *)', '{}');
   });
 });
 
@@ -273,28 +218,12 @@ describe('the functions, each with what it reaches and no more', () => {
 
 describe('the alarms', () => {
   it('alarm on a failed or timed-out run, and on a delivery the scheduler gave up on', () => {
-    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Resources).map((r) => r.Properties);
-    const run = alarms.find((a) => a.AlarmName === 'asof-dev-job-uscode-fetch-failed');
-    expect(run?.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.MetricStat.Metric.MetricName)).toEqual([
-      'ExecutionsFailed',
-      'ExecutionsTimedOut',
-    ]);
-    expect(JSON.stringify(run?.Metrics)).toContain('UscodeFetchMachineStateMachine');
-    expect(alarms.some((a) => a.AlarmName === 'asof-dev-dlq-uscode-fetch')).toBe(true);
+    expectRunAlarms(api, 'uscode-fetch', 'UscodeFetchMachineStateMachine');
   });
 });
 
 describe('a fetch that could never run is refused at synth', () => {
-  const synth = (uscodeFetch: Json, withBucket = true) => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'refuse-stateful', { prefix: 'asof-test' });
-    return () =>
-      new JobsStack(app, 'refuse-jobs', {
-        prefix: 'asof-test',
-        bindings: { ...stateful.tables, ...(withBucket && { sources: stateful.sources }) },
-        uscodeFetch,
-      });
-  };
+  const synth = (uscodeFetch: Json, withBucket = true) => jobsStackWith({ uscodeFetch }, withBucket);
 
   it.each([
     ['without the sources bucket', { schedule: 'rate(1 day)' }, false, /needs the sources bucket/],
@@ -306,9 +235,7 @@ describe('a fetch that could never run is refused at synth', () => {
   });
 
   it('builds no fetch when the stage configures none', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'none-stateful', { prefix: 'asof-test' });
-    const stack = new JobsStack(app, 'none-jobs', { prefix: 'asof-test', bindings: { ...stateful.tables, sources: stateful.sources } });
+    const stack = jobsStackWith({})();
     expect(stack.uscodeFetch).toBeUndefined();
     expect(Object.keys(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'))).toEqual([]);
   });

@@ -7,12 +7,12 @@
  * anything is written.
  */
 import * as z from 'zod';
-import type { OpsStore } from '#ops/ports.ts';
-import type { IngestReport } from '../engine.ts';
-import type { IngestRequest } from '../jobs.ts';
-import { listPublications, type Publication, publicationChanges } from './publications.ts';
+import { type IngestPublicationsDeps, ingestPublications } from './ingest-publications.ts';
+import { listPublications, type Publication } from './publications.ts';
 import { DC_COUNCIL_REMOTE } from './remote.ts';
 import { openDcRepository } from './repository.ts';
+
+export { type IngestedPublication, publicationMarker } from './ingest-publications.ts';
 
 type Log = (line: string) => void;
 
@@ -27,13 +27,9 @@ const requestSchema = z.strictObject({
 
 export type FetchDcCodeRequest = z.input<typeof requestSchema>;
 
-export interface FetchDcCodeDeps {
-  /** An ingest of law under the store's ingest lease, without the steps after it (Jobs.ingest, afterwards: false). */
-  ingest(request: IngestRequest, log: Log): Promise<IngestReport[]>;
+export interface FetchDcCodeDeps extends IngestPublicationsDeps {
   /** The steps after an ingest (format records, coverage, audit): once, after the last publication, if anything changed. */
   afterIngest(log: Log): Promise<unknown>;
-  markers: Pick<OpsStore, 'getMarker' | 'putMarker'>;
-  now: () => Date;
 }
 
 export interface FetchDcCodeResult {
@@ -46,18 +42,6 @@ export interface FetchDcCodeResult {
   /** Ingested publications' section versions written (puts) and sections whose interval ended. */
   versionsWritten: number;
   sectionsEnded: number;
-}
-
-/** The marker of a publication ingested from the repository (its value: IngestedPublication as JSON). */
-export const publicationMarker = (commit: string): string => `dc-code-git:${commit}`;
-
-export interface IngestedPublication {
-  subject: string;
-  date: string;
-  /** Section files the publication added, modified or deleted. */
-  changes: number;
-  edition: string | null;
-  ingestedAt: string;
 }
 
 export class FetchDcCodeError extends Error {
@@ -76,62 +60,9 @@ export async function fetchDcCode(raw: FetchDcCodeRequest, deps: FetchDcCodeDeps
       `head ${repo.head.slice(0, 12)})${req.since ? `; ${publications.length} from ${req.since} on` : ''}`,
   );
 
-  const result: FetchDcCodeResult = {
-    repo: repo.origin,
-    head: repo.head,
-    publications: publications.length,
-    ingested: 0,
-    held: 0,
-    versionsWritten: 0,
-    sectionsEnded: 0,
-  };
-  let changed = false;
   const started = Date.now();
-  let batch: Pending[] = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    const withChanges = batch.filter((p) => p.changes > 0);
-    const editions = new Map<string, string>();
-    if (withChanges.length) {
-      const reports = await deps.ingest(
-        {
-          kind: 'dc-code-git',
-          gitdir: repo.gitdir,
-          commits: withChanges.map((p) => p.publication.commit),
-          origin: repo.origin,
-          retrievedAt: deps.now().toISOString(),
-        },
-        (line) => log(`  ${line}`),
-      );
-      for (const r of reports) {
-        result.versionsWritten += r.writes.put;
-        result.sectionsEnded += r.absentKeys;
-        if (r.changedKeys + r.absentKeys > 0) changed = true;
-        editions.set(r.edition.date, r.edition.id);
-      }
-    }
-    // Markers only once the whole batch is in: a batch cut short is ingested again (what it completed, unchanged).
-    for (const p of batch) {
-      const record = recordOf(p.publication, p.changes, editions.get(p.publication.date) ?? null, deps.now());
-      await deps.markers.putMarker(publicationMarker(p.publication.commit), JSON.stringify(record));
-      result.ingested++;
-    }
-    batch = [];
-  };
-  for (const [i, publication] of publications.entries()) {
-    if (await deps.markers.getMarker(publicationMarker(publication.commit))) {
-      result.held++;
-      continue;
-    }
-    const changes = (await publicationChanges(repo, publication)).length;
-    log(
-      `publication ${publication.date} (${i + 1} of ${publications.length}, ${publication.commit.slice(0, 12)}): ` +
-        (changes ? `${changes} section file${changes === 1 ? '' : 's'} changed` : 'no section changed'),
-    );
-    if (batch.length && (batch.length >= BATCH_PUBLICATIONS || batchFiles(batch) + changes > BATCH_FILES)) await flush();
-    batch.push({ publication, changes });
-  }
-  await flush();
+  const { changed, ...counts } = await ingestPublications(repo, publications, deps, log);
+  const result: FetchDcCodeResult = { repo: repo.origin, head: repo.head, publications: publications.length, ...counts };
   if (changed) await deps.afterIngest(log);
   const seconds = (Date.now() - started) / 1000;
   log(
@@ -140,28 +71,6 @@ export async function fetchDcCode(raw: FetchDcCodeRequest, deps: FetchDcCodeDeps
   );
   return result;
 }
-
-interface Pending {
-  publication: Publication;
-  changes: number;
-}
-
-/**
- * Publications ingested by one ingest (one lease, one index refresh): the Council publishes a few dozen changed
- * files at a time, and the steps around each ingest cost more than its writes. A publication of more than BATCH_FILES
- * files (the first: the whole Code) goes alone.
- */
-const BATCH_PUBLICATIONS = 20;
-const BATCH_FILES = 2_000;
-const batchFiles = (batch: readonly Pending[]) => batch.reduce((n, p) => n + p.changes, 0);
-
-const recordOf = (p: Publication, changes: number, edition: string | null, now: Date): IngestedPublication => ({
-  subject: p.subject,
-  date: p.date,
-  changes,
-  edition,
-  ingestedAt: now.toISOString(),
-});
 
 /** The publications from `since` on: a commit (id or prefix of ≥ 7 hex digits) on the line, or a date. */
 function from(line: readonly Publication[], since: string): Publication[] {

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { NotABundleError, readBundleHeader } from './bundle.ts';
+import { packsIn } from './packs.ts';
 import { isGitUrl } from './remote.ts';
 
 export interface DcRepository {
@@ -96,33 +97,53 @@ async function openBundle(file: string, cacheDir: string, log: Log): Promise<DcR
 /** Cloned into the sources cache once (into a partial folder, renamed when complete), fetched on later runs. */
 async function openRemote(url: string, cacheDir: string, log: Log): Promise<DcRepository> {
   const gitdir = join(cacheDir, `remote-${createHash('sha256').update(url).digest('hex').slice(0, 16)}.git`);
-  const progress = progressLog(log);
   const cache = {};
   if (await stat(join(gitdir, 'HEAD')).catch(() => null)) {
     log(`fetching ${url} into ${gitdir}`);
-    const { fetchHead } = await git.fetch({ fs, http, gitdir, url, singleBranch: true, tags: false, onProgress: progress, cache });
-    if (!fetchHead) throw new Error('the remote sent no default branch');
-    await writeFile(join(gitdir, 'HEAD'), `${fetchHead}\n`);
+    await fetchDefaultBranch(gitdir, url, log, cache);
   } else {
     log(`cloning ${url} into ${gitdir}`);
     const partial = `${gitdir}.partial-${process.pid}`;
     await rm(partial, { recursive: true, force: true });
-    await git.clone({
-      fs,
-      http,
-      dir: partial,
-      gitdir: partial,
-      url,
-      singleBranch: true,
-      noCheckout: true,
-      noTags: true,
-      onProgress: progress,
-      cache,
-    });
-    await writeFile(join(partial, 'HEAD'), `${await git.resolveRef({ fs, gitdir: partial, ref: 'HEAD' })}\n`);
+    await fetchDefaultBranch(partial, url, log, cache);
     await rename(partial, gitdir);
   }
   return { gitdir, head: await headOf(gitdir), origin: url, cache };
+}
+
+export interface Fetched {
+  /** The remote's default branch, now the repository's HEAD (detached). */
+  head: string;
+  /** The packfile the fetch wrote (`pack-<sha1>`, its .pack and .idx in objects/pack); null when the remote sent nothing new. */
+  pack: string | null;
+}
+
+/**
+ * Fetches the remote's default branch into the bare repository `gitdir` (made when missing) over git's smart HTTP
+ * protocol. The commit HEAD names is offered to the remote as held (isomorphic-git offers the ref it is fetching, and
+ * would offer nothing from a detached HEAD unless asked for `HEAD` itself), so the remote sends only the objects that
+ * came after it: one self-contained packfile (isomorphic-git asks for no thin pack).
+ */
+export async function fetchDefaultBranch(gitdir: string, url: string, log: Log, cache: object = {}): Promise<Fetched> {
+  if (!(await stat(join(gitdir, 'HEAD')).catch(() => null))) await git.init({ fs, gitdir, bare: true });
+  // The fetch records the remote's refs under refs/remotes/origin/, by the remote's refspec.
+  await git.addRemote({ fs, gitdir, remote: 'origin', url, force: true });
+  const before = new Set(await packsIn(gitdir));
+  const fetched = await git.fetch({
+    fs,
+    http,
+    gitdir,
+    url,
+    ref: 'HEAD',
+    singleBranch: true,
+    tags: false,
+    onProgress: progressLog(log),
+    cache,
+  });
+  if (!fetched.fetchHead) throw new Error('the remote sent no default branch');
+  // The commit the remote's HEAD names, detached: the line of publications is read from it, not from a branch name.
+  await writeFile(join(gitdir, 'HEAD'), `${fetched.fetchHead}\n`);
+  return { head: fetched.fetchHead, pack: (await packsIn(gitdir)).find((p) => !before.has(p)) ?? null };
 }
 
 async function headOf(gitdir: string): Promise<string> {

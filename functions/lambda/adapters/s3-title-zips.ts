@@ -25,7 +25,8 @@ function recordOf(metadata: Record<string, string> | undefined, bytes: number | 
   return { url, sha256, retrievedAt, entry, xmlBytes: Number(xmlBytes), bytes };
 }
 
-const isNotFound = (err: unknown): boolean => {
+/** S3's answer that there is no such object (GetObject: NoSuchKey; HeadObject, which has no body: NotFound). */
+export const isNotFound = (err: unknown): boolean => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
 };

@@ -102,9 +102,13 @@ export interface FinishSummary {
   message: string;
 }
 
-/** The event, checked; a bad one throws UscodeStepRefused with every problem named. */
-export function parseStep<S extends z.ZodType>(schema: S, event: unknown): z.output<S> {
+/** The event, checked; a bad one throws `refused` (default UscodeStepRefused) with every problem named. */
+export function parseStep<S extends z.ZodType>(
+  schema: S,
+  event: unknown,
+  refused: (message: string) => Error = (message) => new UscodeStepError(USCODE_ERRORS.refused, message),
+): z.output<S> {
   const parsed = schema.safeParse(event);
-  if (!parsed.success) throw new UscodeStepError(USCODE_ERRORS.refused, `step event refused:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw refused(`step event refused:\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
