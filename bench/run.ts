@@ -1,8 +1,10 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc] [-- --uslm-dir DIR] [-- --dc-repo PATH]`: the
- * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
- * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
- * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone.
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|citations] [-- --uslm-dir DIR] [-- --dc-repo PATH]
+ * [-- --caselaw-data DIR] [-- --baseline-extractor FILE]`: the benchmark suite. Writes bench/RESULTS.md and bench/results.json. See
+ * bench/report.ts for what each figure means. `--only ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of
+ * OLRC zips or USLM XML, default data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the
+ * sample, alone; `--only citations` the citation extractor alone (`--caselaw-data`: CourtListener API v3 records to draw held-out
+ * opinions from; `--baseline-extractor`: another commit's extract.ts, measured beside it).
  */
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -55,6 +57,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'no-profile': { type: 'boolean', default: false },
     only: { type: 'string' },
+    'caselaw-data': { type: 'string' },
+    'baseline-extractor': { type: 'string' },
     'uslm-dir': { type: 'string' },
     'dc-repo': { type: 'string' },
   },
@@ -340,8 +344,25 @@ if (args.only === 'federal') {
   log('wrote the federal corpus figures into bench/RESULTS.md and bench/results.json');
   process.exit(0);
 }
+// `--only citations`: the citation extractor alone (`--caselaw-data`: held-out opinions; `--baseline-extractor`: before).
+if (args.only === 'citations') {
+  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  log('citation extraction, alone');
+  previous.citations = await citationFigures({
+    quick,
+    log,
+    ...(args['caselaw-data'] && { caselawDir: args['caselaw-data'] }),
+    ...(args['baseline-extractor'] && { baselineExtractor: args['baseline-extractor'] }),
+  });
+  previous.citationsRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
+  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
+  log('wrote the citation figures into bench/RESULTS.md and bench/results.json');
+  process.exit(0);
+}
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows five sections: bulk, bundles, ingest, federal, dc (got '${args.only}')`);
+  if (args.only !== 'bulk')
+    throw new Error(`--only knows six sections: bulk, bundles, ingest, federal, dc, citations (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
   log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
   previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
@@ -379,7 +400,12 @@ try {
 
   // ---- case-law citation extraction (in process) -------------------------------------------------------------
   log('citation extraction');
-  results.citations = await citationFigures({ quick, log });
+  results.citations = await citationFigures({
+    quick,
+    log,
+    ...(args['caselaw-data'] && { caselawDir: args['caselaw-data'] }),
+    ...(args['baseline-extractor'] && { baselineExtractor: args['baseline-extractor'] }),
+  });
   log('CourtListener bulk-data load (streamed into the replica on PGlite)');
   results.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
   log('Lambda bundles: size and module init, per endpoint function');

@@ -70,6 +70,7 @@ export class AbbreviationTrie {
    */
   matchesAt(text: string, from: number, out: Array<[number, Abbreviation]>): Array<[number, Abbreviation]> {
     if (out.length > 0) out.length = 0;
+    if (!this.root.next?.has(text.charCodeAt(from))) return out;
     this.walk(text, this.root, from, false, out);
     if (out.length > 1) out.sort((a, b) => a[0] - b[0]);
     return out;

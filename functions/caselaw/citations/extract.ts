@@ -114,8 +114,6 @@ const AT_PAGE = /^(?:pp?\.|page)\s*/;
 const ID = /(?<![\p{L}\p{N}])(?:[Ii]d\.|[Ii]bid\.)/gu;
 const SUPRA = /(?<![\p{L}\p{N}])supra(?![\p{L}\p{N}])/gu;
 const MAX_PARENTHETICAL = 160;
-/** How far from its start a citation without a volume has its first number (`Coombs' Trial of Aaron Burr, 42`). */
-const MAX_VOLUMELESS_REACH = 64;
 /** `Shapiro v. Thompson, …`: what follows `v.` is a party's name, even when a reporter is called the same. */
 const PARTY_BEFORE = /\bv\.\s*$/;
 
@@ -166,7 +164,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
             );
       }
     }
-    if (!found && !blankVolume) found = unusualStartCite(text, volumeStart, volumeEnd);
+    if (!found && !blankVolume && mayStartUnusually(text, volumeEnd)) found = unusualStartCite(text, volumeStart, volumeEnd);
     if (!found || (blankVolume && !found.placeholder)) return -1;
     if (isStarPage(text, found)) return found.end;
     // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page.
@@ -225,6 +223,12 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     found.page = best.groups.page;
     found.editions = best.editions;
     return found;
+  }
+
+  /** What follows a number may begin an unusual start: a letter or a hyphen, or a space and another number. */
+  function mayStartUnusually(text: string, volumeEnd: number): boolean {
+    const next = text.charCodeAt(volumeEnd);
+    return isLetter(next) || next === Code.Hyphen || (isSpace(next) && isDigit(text.charCodeAt(skipSpaces(text, volumeEnd))));
   }
 
   /**
@@ -401,8 +405,12 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     }
     if (spaced === i && pageStart === spaced) return undefined;
     const blank = abbreviation.kind === 'case' ? placeholderEnd(text, pageStart) : -1;
-    if (blank > 0) {
+    // Pages are left blank in slip and advance sheets, so only of a reporter still published: in a transcript,
+    // `___ A. ___` is a blank, an answer and a blank, not the Atlantic Reporter (ended 1938).
+    const current = blank > 0 ? abbreviation.editions.filter((e) => e.endYear === null) : [];
+    if (current.length > 0) {
       const found = base(text, 'full', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, -1, blank);
+      found.editions = current;
       found.placeholder = true;
       if (!isDigit(text.charCodeAt(volumeStart))) found.volume = undefined;
       return found;
@@ -426,16 +434,16 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   function scanReporterCitations(text: string, out: FoundCitation[]): void {
     const n = text.length;
     let i = 0;
-    let digitAfter = -1;
     while (i < n) {
       const code = text.charCodeAt(i);
+      // Most of a text is lower-case letters and spaces, where no citation starts: the cheapest test first.
+      if ((code >= 0x61 && code <= 0x7a) || code === 0x20) {
+        i++;
+        continue;
+      }
       if (!isDigit(code) || code === Code.Zero) {
         if (isUpper(code) && volumelessTrie.mayStartAt(text, i) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
-          if (digitAfter < i) {
-            digitAfter = i;
-            while (digitAfter < n && !isDigit(text.charCodeAt(digitAfter))) digitAfter++;
-          }
-          const next = volumelessAt(text, i, digitAfter, out);
+          const next = volumelessAt(text, i, out);
           if (next > 0) {
             i = next;
             continue;
@@ -461,11 +469,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
 
   /**
    * A citation that starts at its reporter (`T.C. Memo. 2019-233`, `CCH OSHD ¶ 33,123`, `Deady, 264`) at `i`, a
-   * capitalised word's start, pushed to `out`; its end, or -1. `digitAfter` is the first digit at or after `i` (a
-   * citation without a volume still has a number soon after its start), kept by the caller across calls.
+   * capitalised word's start, pushed to `out`; its end, or -1.
    */
-  function volumelessAt(text: string, i: number, digitAfter: number, out: FoundCitation[]): number {
-    if (digitAfter - i > MAX_VOLUMELESS_REACH) return -1;
+  function volumelessAt(text: string, i: number, out: FoundCitation[]): number {
     volumelessTrie.matchesAt(text, i, matches);
     for (let m = matches.length - 1; m >= 0; m--) {
       const [reporterEnd, abbreviation] = matches[m]!;

@@ -71,6 +71,10 @@ describe('citation extractor', () => {
         ['336 P.2d 937', 0],
       ]);
     });
+    it('reads no placeholder citation of a reporter no longer published (`___ A. ___` in a transcript)', () => {
+      // Bundled opinion 2203200: a question cut off, the answer, a blank.
+      expect(full("So I would answer that but not ___ Q. By Mr. Fukuto: You don't ___ A. ___ not in the courtroom.")).toEqual([]);
+    });
     it('knows the typographic apostrophe of F. App’x', () => {
       expect(full('Con-Dive, L.L.C., 514 F. App’x 524, 527 (5th Cir. 2013)').map((c) => normalizedForms(c))).toEqual([
         ["514 F. App'x 524"],
