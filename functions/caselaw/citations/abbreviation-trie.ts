@@ -71,36 +71,54 @@ export class AbbreviationTrie {
   matchesAt(text: string, from: number, out: Array<[number, Abbreviation]>): Array<[number, Abbreviation]> {
     if (out.length > 0) out.length = 0;
     if (!this.root.next?.has(text.charCodeAt(from))) return out;
-    this.walk(text, this.root, from, false, out);
-    if (out.length > 1) out.sort((a, b) => a[0] - b[0]);
+    // The other side of each branch after a period waits here; walked after the main path, without recursion.
+    let pending = 0;
+    let node: Node | undefined = this.root;
+    let i = from;
+    let period = false;
+    let sorted = true;
+    for (;;) {
+      while (i < text.length && node?.next) {
+        const code = text.charCodeAt(i);
+        if (isSpace(code)) {
+          let j = i + 1;
+          while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+          // `N. Y.`: the abbreviation may have no space where the text has one after a period.
+          if (period && j < text.length && node.next.has(text.charCodeAt(j))) {
+            this.branchNodes[pending] = node;
+            this.branchAt[pending++] = j;
+          }
+          node = node.next.get(SPACE);
+          i = j;
+          period = false;
+        } else {
+          // `S.Ct.`: the abbreviation may have a space where the text has none after a period.
+          if (period) {
+            const spaced = node.next.get(SPACE);
+            if (spaced?.next?.has(code)) {
+              this.branchNodes[pending] = spaced;
+              this.branchAt[pending++] = i;
+            }
+          }
+          node = node.next.get(code);
+          i++;
+          period = code === PERIOD;
+        }
+        if (node?.value) {
+          if (out.length > 0 && out[out.length - 1]![0] > i) sorted = false;
+          out.push([i, node.value]);
+        }
+      }
+      if (pending === 0) break;
+      pending--;
+      node = this.branchNodes[pending];
+      i = this.branchAt[pending]!;
+      period = false;
+    }
+    if (!sorted) out.sort((x, y) => x[0] - y[0]);
     return out;
   }
 
-  private walk(text: string, start: Node, from: number, afterPeriod: boolean, out: Array<[number, Abbreviation]>): void {
-    let node: Node | undefined = start;
-    let i = from;
-    let period = afterPeriod;
-    while (i < text.length && node?.next) {
-      const code = text.charCodeAt(i);
-      if (isSpace(code)) {
-        let j = i + 1;
-        while (j < text.length && isSpace(text.charCodeAt(j))) j++;
-        // `N. Y.`: the abbreviation may have no space where the text has one after a period.
-        if (period && j < text.length && node.next.has(text.charCodeAt(j))) this.walk(text, node, j, false, out);
-        node = node.next.get(SPACE);
-        i = j;
-        period = false;
-      } else {
-        // `S.Ct.`: the abbreviation may have a space where the text has none after a period.
-        if (period) {
-          const spaced = node.next.get(SPACE);
-          if (spaced?.next?.has(code)) this.walk(text, spaced, i, false, out);
-        }
-        node = node.next.get(code);
-        i++;
-        period = code === PERIOD;
-      }
-      if (node?.value) out.push([i, node.value]);
-    }
-  }
+  private readonly branchNodes: Array<Node | undefined> = [];
+  private readonly branchAt: number[] = [];
 }

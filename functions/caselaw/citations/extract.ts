@@ -156,12 +156,15 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       trie.matchesAt(text, reporterStart, matches);
       for (let m = matches.length - 1; m >= 0 && !found; m--) {
         const [reporterEnd, abbreviation] = matches[m]!;
-        found = hyphenated
-          ? hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation)
-          : longer(
-              citeAfterReporter(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation),
-              blankVolume ? undefined : formCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation),
-            );
+        if (hyphenated) {
+          found = hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
+          continue;
+        }
+        found = citeAfterReporter(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
+        // The edition's own forms read further only where the plain reading stops short: `143684-B`, `1211(A)`.
+        if (!blankVolume && (!found || mayReadOn(text, found.end))) {
+          found = longer(found, formCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation));
+        }
       }
     }
     if (!found && !blankVolume && mayStartUnusually(text, volumeEnd)) found = unusualStartCite(text, volumeStart, volumeEnd);
@@ -181,6 +184,18 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     }
     out.push(found);
     return found.end;
+  }
+
+  /** A citation read as `volume reporter page` may go on past its page: a suffix, a bracket, a letter, `14,505`. */
+  function mayReadOn(text: string, end: number): boolean {
+    const next = text.charCodeAt(end);
+    return (
+      next === Code.Hyphen ||
+      next === Code.OpenParen ||
+      next === Code.OpenBracket ||
+      isLetter(next) ||
+      (next === Code.Comma && isDigit(text.charCodeAt(end + 1)))
+    );
   }
 
   function longer(a: FoundCitation | undefined, b: FoundCitation | undefined): FoundCitation | undefined {
