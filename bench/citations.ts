@@ -1,14 +1,19 @@
 /**
  * The citation extractor (functions/caselaw/citations/): accuracy on the bundled opinions against CourtListener's
- * own markup, throughput next to @beshkenadze/eyecite (the TypeScript port of eyecite) on the same texts in the same
- * run, the first-call cost in a fresh process, and how the time grows on pathological inputs.
+ * own markup, on held-out real opinions (`--caselaw-data`, bench/citation-held-out.ts) and per kind of form (the
+ * held-out half of reporters-db's examples; the real sentences of test/support/real-citation-forms.ts), throughput
+ * next to @beshkenadze/eyecite (the TypeScript port of eyecite) on the same texts in the same run, the first-call
+ * cost in a fresh process, and how the time grows on pathological inputs. With `--baseline-extractor PATH` (an
+ * extract.ts of another commit, e.g. `git show main:functions/caselaw/citations/…` written out beside its
+ * reporters.ts and abbreviation-trie.ts) every accuracy and throughput figure is given for it too, in the same run.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { getCitations } from '@beshkenadze/eyecite';
-import { createExtractor } from '#caselaw/citations/extract.ts';
+import { createExtractor, type FoundCitation } from '#caselaw/citations/extract.ts';
 import { parseRequest, resolveCitations } from '#caselaw/resolve.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
@@ -17,7 +22,10 @@ import { openPgliteThread } from '#stores/postgres/pglite-thread-client.ts';
 import { pgliteClient } from '#stores/postgres/sql-client.ts';
 import { SAMPLE_CASELAW_PATHS } from '../test/contract/caselaw-store.contract.ts';
 import { type Accuracy, measureAccuracy } from '../test/support/citation-accuracy.ts';
+import { formExamples, formText, measureForms } from '../test/support/citation-forms-suite.ts';
 import { bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
+import { REAL_FORM_CASES } from '../test/support/real-citation-forms.ts';
+import { type HeldOutAccuracy, heldOutSet, measureHeldOut } from './citation-held-out.ts';
 import { REPO } from './proc.ts';
 
 const run = promisify(execFile);
@@ -30,7 +38,26 @@ export interface ThroughputFigure {
   eyeciteFound: number;
   mbPerSec: number;
   eyeciteMbPerSec: number;
+  /** The baseline extractor's, in the same run, when one was given. */
+  baselineMbPerSec?: number;
 }
+
+/** Accuracy and throughput on one kind of citation form. */
+export interface FormFigure {
+  suite: 'reporters-db examples, held-out half' | 'sentences from real opinions';
+  kind: string;
+  examples: number;
+  recall: number;
+  precision: number;
+  mbPerSec: number;
+  baseline?: { recall: number; precision: number; mbPerSec: number };
+}
+
+export type HeldOutFigure = Omit<HeldOutAccuracy, 'missed' | 'wrong'> & {
+  missed: string[];
+  wrong: string[];
+  baseline?: Omit<HeldOutAccuracy, 'missed' | 'wrong'>;
+};
 
 export interface GrowthFigure {
   input: string;
@@ -40,6 +67,11 @@ export interface GrowthFigure {
 
 export interface CitationResults {
   accuracy: { raw: Omit<Accuracy, 'missed' | 'extra'>; reviewed: Omit<Accuracy, 'missed' | 'extra'>; corrections: number };
+  /** On the held-out real opinions of `--caselaw-data`; absent without it. */
+  heldOut?: HeldOutFigure;
+  /** Per kind of form; `baselineExtractor` names the extractor the `baseline` figures are of. */
+  forms: FormFigure[];
+  baselineExtractor?: string;
   throughput: ThroughputFigure[];
   /** Fresh process: import, read reporters-db, build the trie, extract one sentence (median of runs). */
   coldMs: number;
@@ -148,9 +180,78 @@ async function resolveFigure(runs: number): Promise<CitationResults['resolve250'
   }
 }
 
-export async function citationFigures(opts: { quick: boolean; log: (line: string) => void }): Promise<CitationResults> {
+type Extract = (text: string) => FoundCitation[];
+
+/** Per kind: the held-out half of reporters-db's examples, then the real sentences, with MB/s on each kind's text. */
+function formFigures(extract: Extract, baseline: Extract | undefined, minMs: number): FormFigure[] {
+  const examples = formExamples('held-out');
+  const figures: FormFigure[] = [];
+  const repeated = (text: string) => text.repeat(Math.max(1, Math.ceil(16_000 / text.length)));
+  const theirs = baseline ? measureForms(baseline, examples) : [];
+  for (const ours of measureForms(extract, examples)) {
+    const text = repeated(formText(ours.kind === 'all' ? examples : examples.filter((e) => e.kind === ours.kind)));
+    const base = theirs.find((t) => t.kind === ours.kind);
+    figures.push({
+      suite: 'reporters-db examples, held-out half',
+      kind: ours.kind,
+      examples: ours.examples,
+      recall: ours.recall,
+      precision: ours.precision,
+      mbPerSec: mbPerSec([text], extract, minMs),
+      ...(baseline &&
+        base && { baseline: { recall: base.recall, precision: base.precision, mbPerSec: mbPerSec([text], baseline, minMs) } }),
+    });
+  }
+  const kinds = [...new Set(REAL_FORM_CASES.map((c) => c.form))];
+  for (const kind of kinds) {
+    const cases = REAL_FORM_CASES.filter((c) => c.form === kind);
+    const score = (ex: Extract) => {
+      let expected = 0;
+      let found = 0;
+      let right = 0;
+      for (const c of cases) {
+        const got = ex(c.text)
+          .filter((x) => x.kind === 'full')
+          .map((x) => x.text);
+        expected += c.full.length;
+        found += got.length;
+        right += got.filter((t) => c.full.includes(t)).length;
+      }
+      return { recall: right / expected, precision: found === 0 ? 1 : right / found, examples: expected };
+    };
+    const text = repeated(cases.map((c) => c.text).join(' '));
+    const ours = score(extract);
+    figures.push({
+      suite: 'sentences from real opinions',
+      kind,
+      examples: ours.examples,
+      recall: ours.recall,
+      precision: ours.precision,
+      mbPerSec: mbPerSec([text], extract, minMs),
+      ...(baseline && { baseline: { ...score(baseline), mbPerSec: mbPerSec([text], baseline, minMs) } }),
+    });
+  }
+  return figures;
+}
+
+async function loadBaseline(path: string | undefined): Promise<Extract | undefined> {
+  if (!path) return undefined;
+  const module = (await import(pathToFileURL(resolve(path)).href)) as { createExtractor(): { extract: Extract } };
+  const extractor = module.createExtractor();
+  return (text) => extractor.extract(text);
+}
+
+export async function citationFigures(opts: {
+  quick: boolean;
+  log: (line: string) => void;
+  /** CourtListener API v3 records (…/courtlistener-api-v3) to draw the held-out opinions from. */
+  caselawDir?: string;
+  /** An extract.ts to measure beside the current one. */
+  baselineExtractor?: string;
+}): Promise<CitationResults> {
   const extractor = createExtractor();
   const extract = (t: string) => extractor.extract(t);
+  const baseline = await loadBaseline(opts.baselineExtractor);
   const raw = measureAccuracy(extract, false);
   const reviewed = measureAccuracy(extract, true);
   const corrections = (
@@ -159,6 +260,29 @@ export async function citationFigures(opts: { quick: boolean; log: (line: string
   opts.log(
     `  accuracy on ${raw.opinions} opinions: recall ${(raw.recall * 100).toFixed(1)} %, precision ${(raw.precision * 100).toFixed(1)} % against the key as it is; ${(reviewed.recall * 100).toFixed(1)} % / ${(reviewed.precision * 100).toFixed(1)} % with ${corrections} reviewed corrections`,
   );
+  const pc = (v: number) => `${(v * 100).toFixed(2)} %`;
+  let heldOut: HeldOutFigure | undefined;
+  if (opts.caselawDir) {
+    opts.log(`  held-out opinions of ${opts.caselawDir}: reading them with the eyecite port (slow the first time)`);
+    const set = heldOutSet(opts.caselawDir);
+    const ours = measureHeldOut(set, extract);
+    const theirs = baseline ? measureHeldOut(set, baseline) : undefined;
+    const { missed: _missed, wrong: _wrong, ...baselineFigures } = theirs ?? ({} as HeldOutAccuracy);
+    heldOut = { ...ours, ...(theirs && { baseline: baselineFigures }) };
+    opts.log(
+      `  held-out: ${ours.opinions} opinions, ${ours.keyed} keyed: recall ${pc(ours.recall)}, precision ${pc(ours.precision)} (${ours.confirmedByEyecite} extras confirmed by the eyecite port, ${ours.confirmedByReview} by review, ${ours.wrong.length} not)` +
+        (theirs ? `; baseline ${pc(theirs.recall)} / ${pc(theirs.precision)}` : ''),
+    );
+    for (const line of [...ours.missed.map((m) => `missed ${m}`), ...ours.wrong.map((w) => `wrong ${w}`)]) opts.log(`    ${line}`);
+  }
+  const minMs = opts.quick ? 500 : 3000;
+  const forms = formFigures(extract, baseline, opts.quick ? 200 : 1000);
+  for (const f of forms) {
+    opts.log(
+      `  ${f.suite} / ${f.kind} (${f.examples}): ${pc(f.recall)} / ${pc(f.precision)}, ${f.mbPerSec.toFixed(1)} MB/s` +
+        (f.baseline ? `; baseline ${pc(f.baseline.recall)} / ${pc(f.baseline.precision)}, ${f.baseline.mbPerSec.toFixed(1)} MB/s` : ''),
+    );
+  }
 
   const corpora: Array<[string, string[]]> = [
     ['the 25 bundled CourtListener opinions (text of html_with_citations)', bundledAnswerKeys().map((k) => k.text)],
@@ -170,17 +294,26 @@ export async function citationFigures(opts: { quick: boolean; log: (line: string
     ],
     ['64,000 characters, citation-dense', [citationDenseText()]],
   ];
-  const minMs = opts.quick ? 500 : 3000;
   const throughput: ThroughputFigure[] = [];
   for (const [corpus, texts] of corpora) {
     const found = texts.reduce((n, t) => n + extract(t).filter((c) => c.kind === 'full').length, 0);
     const eyeciteFound = texts.reduce((n, t) => n + getCitations(t).filter((c) => c.constructor.name === 'FullCaseCitation').length, 0);
     const ours = mbPerSec(texts, extract, minMs);
+    const before = baseline ? mbPerSec(texts, baseline, minMs) : undefined;
     const theirs = mbPerSec(texts, (t) => getCitations(t), opts.quick ? 1 : minMs);
     const chars = texts.reduce((n, t) => n + t.length, 0);
-    throughput.push({ corpus, chars, found, eyeciteFound, mbPerSec: ours, eyeciteMbPerSec: theirs });
+    throughput.push({
+      corpus,
+      chars,
+      found,
+      eyeciteFound,
+      mbPerSec: ours,
+      eyeciteMbPerSec: theirs,
+      ...(before !== undefined && { baselineMbPerSec: before }),
+    });
     opts.log(
-      `  ${corpus}: ${ours.toFixed(1)} MB/s (${found} full citations) vs eyecite port ${theirs.toFixed(3)} MB/s (${eyeciteFound}): ${(ours / theirs).toFixed(0)}×`,
+      `  ${corpus}: ${ours.toFixed(1)} MB/s (${found} full citations) vs eyecite port ${theirs.toFixed(3)} MB/s (${eyeciteFound}): ${(ours / theirs).toFixed(0)}×` +
+        (before !== undefined ? `; baseline ${before.toFixed(1)} MB/s (${(ours / before).toFixed(2)}×)` : ''),
     );
   }
   const coldRuns = await coldStart(opts.quick ? 3 : 7);
@@ -194,5 +327,15 @@ export async function citationFigures(opts: { quick: boolean; log: (line: string
   opts.log(
     `  parse + resolve 250 citations on PGlite: p50 ${resolve250.p50Ms.toFixed(1)} ms, p90 ${resolve250.p90Ms.toFixed(1)} ms (${JSON.stringify(resolve250.statuses)})`,
   );
-  return { accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections }, throughput, coldMs, coldRuns, growth: grown, resolve250 };
+  return {
+    accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections },
+    ...(heldOut && { heldOut }),
+    forms,
+    ...(opts.baselineExtractor && { baselineExtractor: opts.baselineExtractor }),
+    throughput,
+    coldMs,
+    coldRuns,
+    growth: grown,
+    resolve250,
+  };
 }

@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|loaded] [-- --uslm-dir DIR] [-- --dc-repo PATH]
- * [-- --states-dir DIR]`: the
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|loaded|citations]
+ * [-- --uslm-dir DIR] [-- --dc-repo PATH] [-- --states-dir DIR] [-- --caselaw-data DIR] [-- --baseline-extractor FILE]`: the
  * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
  * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
  * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone;
  * `--only loaded` the whole loaded corpus (those zips, the D.C. history of `--dc-repo`, the state codes of
- * `--states-dir`, default data/states) through the CLI, then its lookup and search loads (bench/loaded.ts).
+ * `--states-dir`, default data/states) through the CLI, then its lookup and search loads (bench/loaded.ts); `--only
+ * citations` the citation extractor alone (`--caselaw-data`: CourtListener API v3 records to draw held-out opinions
+ * from; `--baseline-extractor`: another commit's extract.ts, measured beside it).
  */
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +61,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'no-profile': { type: 'boolean', default: false },
     only: { type: 'string' },
+    'caselaw-data': { type: 'string' },
+    'baseline-extractor': { type: 'string' },
     'uslm-dir': { type: 'string' },
     'dc-repo': { type: 'string' },
     'states-dir': { type: 'string' },
@@ -311,76 +315,89 @@ const results: BenchResults = {
   error: null,
 };
 
-// `--only bulk`: measure the bulk-data load again and put it into the committed results, saying so.
-if (args.only === 'bundles') {
-  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  log('Lambda bundles: size and module init, per endpoint function');
-  previous.bundles = await bundleFigures(log);
-  previous.bundlesRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
-  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
-  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
-  log('wrote the bundle figures into bench/RESULTS.md and bench/results.json');
-  process.exit(0);
+/**
+ * `--only NAME`: one section measured again alone and put into the committed results, which say so (its `…Run` record:
+ * when, on which commit, by which command); the rest of the committed figures stay as they were.
+ */
+type RunKey = 'bundlesRun' | 'uslmIngestRun' | 'dcCodeRun' | 'loadedRun' | 'federalRun' | 'citationsRun' | 'bulkLoadRun';
+interface OnlySection {
+  what: string;
+  run: RunKey;
+  measure(into: BenchResults): Promise<void>;
 }
-// `--only ingest`: the USLM ingest on real files, alone, put into the committed results, saying so.
-if (args.only === 'ingest') {
-  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  log(`USLM ingest on the real files (${args['uslm-dir'] ?? DEFAULT_USLM_DIR}), alone`);
-  previous.uslmIngest = await uslmIngestFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, log);
-  previous.uslmIngestRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
-  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
-  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
-  log('wrote the USLM ingest figures into bench/RESULTS.md and bench/results.json');
-  process.exit(0);
-}
-// `--only dc`: the D.C. Code's whole history (`--dc-repo`: the Council's repository as a bundle or clone), alone.
-if (args.only === 'dc') {
-  if (!args['dc-repo']) throw new Error("--only dc needs --dc-repo PATH (a bundle or clone of the D.C. Council's law-xml-codified)");
-  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  log(`D.C. Code history (${args['dc-repo']}) through asof fetch dc-code, alone`);
-  previous.dcCode = await dcCodeFigures(args['dc-repo'], log);
-  previous.dcCodeRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
-  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
-  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
-  log('wrote the D.C. Code figures into bench/RESULTS.md and bench/results.json');
-  process.exit(0);
-}
-// `--only loaded`: the real loaded corpus (sample, federal zips, D.C. history, states) through the CLI, alone.
-if (args.only === 'loaded') {
-  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  log('The loaded corpus: sample, federal titles, D.C. Code history, state codes, through the CLI, alone');
-  try {
-    previous.loaded = await loadedFigures(loadedSources(await temp('loaded')), loadedSettings, log);
-  } finally {
-    if (args.keep) log(`kept ${temps.join(', ')}`);
-    else await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
-  }
-  previous.loadedRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
-  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
-  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
-  log('wrote the loaded-corpus figures into bench/RESULTS.md and bench/results.json');
-  process.exit(0);
-}
-// `--only federal`: lookup and search on the federal corpus next to the sample, alone, put into the committed results.
-if (args.only === 'federal') {
-  const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  log(`Lookup and search on the federal corpus (${args['uslm-dir'] ?? DEFAULT_USLM_DIR}) next to the sample, alone`);
-  previous.federal = await federalFigures(args['uslm-dir'] ?? DEFAULT_USLM_DIR, federalSettings, log);
-  previous.federalRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
-  await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
-  await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
-  log('wrote the federal corpus figures into bench/RESULTS.md and bench/results.json');
-  process.exit(0);
-}
+const uslmDir = args['uslm-dir'] ?? DEFAULT_USLM_DIR;
+const onlySections: Record<string, OnlySection> = {
+  bulk: {
+    what: 'CourtListener bulk-data load (streamed into the replica on PGlite)',
+    run: 'bulkLoadRun',
+    measure: async (r) => {
+      r.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
+    },
+  },
+  bundles: {
+    what: 'Lambda bundles: size and module init, per endpoint function',
+    run: 'bundlesRun',
+    measure: async (r) => {
+      r.bundles = await bundleFigures(log);
+    },
+  },
+  ingest: {
+    what: `USLM ingest on the real files (${uslmDir})`,
+    run: 'uslmIngestRun',
+    measure: async (r) => {
+      r.uslmIngest = await uslmIngestFigures(uslmDir, log);
+    },
+  },
+  dc: {
+    what: `D.C. Code history (${args['dc-repo']}) through asof fetch dc-code`,
+    run: 'dcCodeRun',
+    measure: async (r) => {
+      if (!args['dc-repo']) throw new Error("--only dc needs --dc-repo PATH (a bundle or clone of the D.C. Council's law-xml-codified)");
+      r.dcCode = await dcCodeFigures(args['dc-repo'], log);
+    },
+  },
+  loaded: {
+    what: 'The loaded corpus: sample, federal titles, D.C. Code history, state codes, through the CLI',
+    run: 'loadedRun',
+    measure: async (r) => {
+      try {
+        r.loaded = await loadedFigures(loadedSources(await temp('loaded')), loadedSettings, log);
+      } finally {
+        if (args.keep) log(`kept ${temps.join(', ')}`);
+        else await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
+      }
+    },
+  },
+  federal: {
+    what: `Lookup and search on the federal corpus (${uslmDir}) next to the sample`,
+    run: 'federalRun',
+    measure: async (r) => {
+      r.federal = await federalFigures(uslmDir, federalSettings, log);
+    },
+  },
+  citations: {
+    what: 'Citation extraction',
+    run: 'citationsRun',
+    measure: async (r) => {
+      r.citations = await citationFigures({
+        quick,
+        log,
+        ...(args['caselaw-data'] && { caselawDir: args['caselaw-data'] }),
+        ...(args['baseline-extractor'] && { baselineExtractor: args['baseline-extractor'] }),
+      });
+    },
+  },
+};
 if (args.only !== undefined) {
-  if (args.only !== 'bulk') throw new Error(`--only knows six sections: bulk, bundles, ingest, federal, dc, loaded (got '${args.only}')`);
+  const section = onlySections[args.only];
+  if (!section) throw new Error(`--only knows these sections: ${Object.keys(onlySections).join(', ')} (got '${args.only}')`);
   const previous = JSON.parse(await readFile(join(REPO, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  log('CourtListener bulk-data load (streamed into the replica on PGlite), alone');
-  previous.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
-  previous.bulkLoadRun = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
+  log(`${section.what}, alone`);
+  await section.measure(previous);
+  previous[section.run] = { at: new Date().toISOString(), commit: machine().commit, command: results.command };
   await writeFile(join(REPO, 'bench', 'results.json'), `${JSON.stringify(previous, null, 2)}\n`);
   await writeFile(join(REPO, 'bench', 'RESULTS.md'), renderReport(previous));
-  log('wrote the bulk-data figures into bench/RESULTS.md and bench/results.json');
+  log(`wrote the figures of --only ${args.only} into bench/RESULTS.md and bench/results.json`);
   process.exit(0);
 }
 
@@ -411,7 +428,12 @@ try {
 
   // ---- case-law citation extraction (in process) -------------------------------------------------------------
   log('citation extraction');
-  results.citations = await citationFigures({ quick, log });
+  results.citations = await citationFigures({
+    quick,
+    log,
+    ...(args['caselaw-data'] && { caselawDir: args['caselaw-data'] }),
+    ...(args['baseline-extractor'] && { baselineExtractor: args['baseline-extractor'] }),
+  });
   log('CourtListener bulk-data load (streamed into the replica on PGlite)');
   results.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
   log('Lambda bundles: size and module init, per endpoint function');

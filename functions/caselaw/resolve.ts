@@ -5,6 +5,7 @@
  */
 import { extractCitations, type FoundCitation, normalizedForms } from './citations/extract.ts';
 import { type Edition, reportersDb } from './citations/reporters.ts';
+import { codePointLength, codePointOffsets } from './code-points.ts';
 import { type CaseLawStore, type ClusterRecord, formKey } from './ports.ts';
 
 export const MAX_CITATIONS = 250;
@@ -18,6 +19,7 @@ export type ResolutionRequest = { text: string } | { citations: readonly Citatio
 /** One citation to resolve: where it was, what it says, what it may mean. */
 export interface ParsedCitation {
   citation: string;
+  /** [start, end) in code points of the request's text, as CourtListener counts them (code-points.ts). */
   start: number;
   end: number;
   volume: string;
@@ -41,11 +43,11 @@ export interface ResolvedCitation {
 
 const LOOSE = /^\s*(\d+)\s+(.+?),?\s+(\d+)\s*$/;
 
-function fromFound(c: FoundCitation): ParsedCitation {
+function fromFound(c: FoundCitation, toCodePoints: (utf16Offset: number) => number): ParsedCitation {
   return {
     citation: c.text,
-    start: c.start,
-    end: c.end,
+    start: toCodePoints(c.start),
+    end: toCodePoints(c.end),
     volume: c.volume ?? '',
     reporter: c.reporter ?? '',
     page: c.page ?? '',
@@ -57,13 +59,13 @@ function fromFound(c: FoundCitation): ParsedCitation {
 }
 
 function unknownReporter(citation: string, volume: string, reporter: string, page: string): ParsedCitation {
-  return { citation, start: 0, end: citation.length, volume, reporter, page, editions: null, normalized: [] };
+  return { citation, start: 0, end: codePointLength(citation), volume, reporter, page, editions: null, normalized: [] };
 }
 
 function parseItem(item: CitationItem): ParsedCitation {
   if (typeof item === 'string') {
-    const found = extractCitations(item).find((c) => c.kind === 'full');
-    if (found) return fromFound(found);
+    const found = extractCitations(item).find(isResolvable);
+    if (found) return fromFound(found, codePointOffsets(item));
     const loose = LOOSE.exec(item);
     if (loose) return unknownReporter(item, loose[1]!, loose[2]!.replace(/\s+/g, ' '), loose[3]!);
     return { ...unknownReporter(item, '', '', ''), unreadable: 'not a citation of the form "volume reporter page"' };
@@ -75,18 +77,28 @@ function parseItem(item: CitationItem): ParsedCitation {
   const abbreviation = reportersDb().abbreviations.get(reporter);
   if (abbreviation?.kind !== 'case') return unknownReporter(citation, volume, reporter, page);
   // Read through the extractor so that an object and its printed form normalise the same way.
-  const found = extractCitations(citation).find((c) => c.kind === 'full' && c.start === 0 && c.end === citation.length);
-  if (found) return fromFound(found);
+  const found = extractCitations(citation).find((c) => isResolvable(c) && c.start === 0 && c.end === citation.length);
+  if (found) return fromFound(found, codePointOffsets(citation));
   const normalized = [...new Set(abbreviation.editions.map((e) => `${volume} ${e.key} ${page}`))];
-  return { citation, start: 0, end: citation.length, volume, reporter, page, editions: abbreviation.editions, normalized };
+  return { citation, start: 0, end: codePointLength(citation), volume, reporter, page, editions: abbreviation.editions, normalized };
+}
+
+/**
+ * A full case citation with a page: a placeholder (`576 U.S. ___`) names no page to match, so it is found but not
+ * resolved or billed, as CourtListener leaves it unresolved.
+ */
+function isResolvable(c: FoundCitation): boolean {
+  return c.kind === 'full' && !c.placeholder;
 }
 
 /** The citations of a request, in order: the full case citations of `text`, or each item of `citations`. */
 export function parseRequest(request: ResolutionRequest): ParsedCitation[] {
-  if ('text' in request)
+  if ('text' in request) {
+    const toCodePoints = codePointOffsets(request.text);
     return extractCitations(request.text)
-      .filter((c) => c.kind === 'full')
-      .map(fromFound);
+      .filter(isResolvable)
+      .map((c) => fromFound(c, toCodePoints));
+  }
   return request.citations.map(parseItem);
 }
 

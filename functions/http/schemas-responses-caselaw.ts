@@ -43,8 +43,13 @@ const ResolvedCitationSchema = z
   .object({
     citation: z.string().meta({ description: 'the citation as found in the text (or as given)' }),
     normalized_citations: z.array(z.string()).meta({ description: 'canonical form per candidate reporters-db edition' }),
-    start_index: z.int().meta({ description: 'UTF-16 code-unit offset in the input text where the citation starts' }),
-    end_index: z.int().meta({ description: 'UTF-16 code-unit offset where it ends (exclusive): text.slice(start_index, end_index)' }),
+    start_index: z.int().meta({
+      description:
+        "offset in the input text where the citation starts, in code points as CourtListener counts them (Python's str indices, not UTF-16 units)",
+    }),
+    end_index: z
+      .int()
+      .meta({ description: 'offset in code points where it ends (exclusive): [...text].slice(start_index, end_index).join("")' }),
     status: z.union([z.literal(200), z.literal(300), z.literal(400), z.literal(404)]),
     error_message: z.string(),
     clusters: z.array(ClusterSchema).max(MAX_CANDIDATES),

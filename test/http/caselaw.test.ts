@@ -68,6 +68,18 @@ describe('POST /law/citations/lookup', () => {
     expect(dayLeft(answer.headers)).toBe(97);
   });
 
+  it('counts offsets in code points as CourtListener does, and neither resolves nor bills a placeholder citation', async () => {
+    const key = await keyWith({ limits: { daily: 100 } });
+    const text = '😀 Cafe\u0301 — Chester v. State, 267 Ga. 9 (1996); Patterson v. Shumate, ___ U.S. ___ (1992).';
+    const answer = await lookup(key, { text });
+    expect(answer.status).toBe(200);
+    const codePoints = Array.from(text);
+    expect(answer.body.results.map((r: any) => [r.citation, r.start_index, codePoints.slice(r.start_index, r.end_index).join('')])).toEqual(
+      [['267 Ga. 9', text.indexOf('267') - 1, '267 Ga. 9']],
+    );
+    expect(dayLeft(answer.headers)).toBe(99);
+  });
+
   it('takes a list of strings and {volume, reporter, page} objects; an unknown reporter is 400 inside a 200', async () => {
     const key = await keyWith({ limits: { daily: 100 } });
     const answer = await lookup(key, { citations: ['97 F.3d 553', { volume: 267, reporter: 'Ga.', page: 9 }, '12 Foo. Rptr. 34'] });

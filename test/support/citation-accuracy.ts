@@ -40,8 +40,12 @@ function spansOf(key: AnswerKey, reviewed: boolean): Map<number, string> {
   return spans;
 }
 
-export function measureAccuracy(extract: (text: string) => FoundCitation[], reviewed: boolean): Accuracy {
-  const keys = bundledAnswerKeys();
+/** On `keys` (the bundled opinions by default); `reviewed` applies the corrections, which name bundled opinions only. */
+export function measureAccuracy(
+  extract: (text: string) => FoundCitation[],
+  reviewed: boolean,
+  keys: readonly AnswerKey[] = bundledAnswerKeys(),
+): Accuracy {
   const result: Accuracy = { opinions: keys.length, keyed: 0, extracted: 0, matched: 0, recall: 0, precision: 0, missed: [], extra: [] };
   for (const key of keys) {
     const expected = spansOf(key, reviewed);

@@ -84,14 +84,18 @@ function readAnswerKey(id: string, html: string): AnswerKey {
 
 const apiV3Dir = new URL('../../data/sample/caselaw/courtlistener-api-v3/', import.meta.url);
 
-/** Every bundled API v3 opinion that carries `HTMLtext`, read as an answer key. */
-export function bundledAnswerKeys(): AnswerKey[] {
-  const dir = apiV3Dir.pathname;
+/** Every API v3 opinion of `dir` that carries `HTMLtext`, read as an answer key, in file-name order. */
+export function answerKeysIn(dir: string, accept: (id: string) => boolean = () => true): AnswerKey[] {
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json') && accept(f.replace(/\.json$/, '')))
     .sort()
     .flatMap((f) => {
       const record = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { HTMLtext?: string };
       return record.HTMLtext ? [readAnswerKey(f.replace(/\.json$/, ''), record.HTMLtext)] : [];
     });
+}
+
+/** Every bundled API v3 opinion that carries `HTMLtext`, read as an answer key. */
+export function bundledAnswerKeys(): AnswerKey[] {
+  return answerKeysIn(apiV3Dir.pathname);
 }

@@ -4,13 +4,17 @@
  * Nothing backtracks over more than one abbreviation's length, so the cost is linear in the input (the benchmark
  * shows it on pathological inputs).
  *
- * Found: full case citations (`455 U.S. 745`, `2000-Ohio-123`, `67 U.S. (2 Black) 635`) with pin cites, the
- * parenthetical's year and court text, and parallel groups (`455 U.S. 745, 758, 102 S. Ct. 1388 (1982)`); short
- * cites (`455 U.S. at 758`), statutes with a leading title number (`42 U.S.C. § 1983`), journals (`95 Harv. L. Rev.
- * 1`), `id.` and `supra`. Only full case citations are resolved, as CourtListener does.
+ * Found: full case citations (`455 U.S. 745`, `2000-Ohio-123`, `67 U.S. (2 Black) 635`) in every form reporters-db
+ * defines (forms.ts: `T.C. Memo. 2019-233`, `2017 IL App (1st) 143684-B`, `2024 NY Slip Op 51192(U)`, CCH `¶ 64,689`,
+ * Louisiana's `2009-1359 (La.App. 1 Cir. 5/10/10)`, roman-numeral pages…), placeholders for pages not yet assigned
+ * (`576 U.S. ___`, `__ U.S. __`), with pin cites, the parenthetical's year and court text (or a year printed before
+ * the citation, `(2009) 1 Cal.4th 1`), and parallel groups (`455 U.S. 745, 758, 102 S. Ct. 1388 (1982)`); short
+ * cites (`455 U.S. at 758`, `24 Cal.4th at p. 1024`), statutes with a leading title number (`42 U.S.C. § 1983`),
+ * journals (`95 Harv. L. Rev. 1`), `id.` and `supra`. Only full case citations with a page are resolved, as
+ * CourtListener does.
  *
  * Offsets are UTF-16 code-unit indices, as JavaScript's String indexes them: `text.slice(start, end)` is the
- * citation. (Python's str counts code points, so the two differ only after a character outside the BMP.)
+ * citation. The resolver converts them to the code points CourtListener counts (resolve.ts).
  */
 import { AbbreviationTrie, isSpace } from './abbreviation-trie.ts';
 import { type Abbreviation, type Edition, type ReportersDb, reportersDb } from './reporters.ts';
@@ -38,6 +42,8 @@ export interface FoundCitation {
   hyphenated?: boolean;
   /** Index (in the result) of the first citation of this one's parallel group; absent when it stands alone. */
   parallelTo?: number;
+  /** The page (and maybe the volume) is a placeholder not yet assigned (`576 U.S. ___`): nothing to resolve it to. */
+  placeholder?: boolean;
 }
 
 export interface Extractor {
@@ -52,7 +58,20 @@ const enum Code {
   Hyphen = 0x2d,
   OpenParen = 0x28,
   CloseParen = 0x29,
+  OpenBracket = 0x5b,
+  CloseBracket = 0x5d,
+  Underscore = 0x5f,
+  EnDash = 0x2013,
+  EmDash = 0x2014,
   Section = 0xa7,
+}
+
+function isUpper(code: number): boolean {
+  return code >= 0x41 && code <= 0x5a;
+}
+
+function isLetter(code: number): boolean {
+  return isUpper(code) || (code >= 0x61 && code <= 0x7a);
 }
 
 function isDigit(code: number): boolean {
@@ -80,59 +99,227 @@ function digitsEnd(text: string, i: number): number {
 }
 
 const MAX_VOLUME_DIGITS = 5;
-const MAX_PAGE_DIGITS = 7;
+/** Westlaw document numbers run to eight digits (`2002 WL 31439450`). */
+const MAX_PAGE_DIGITS = 8;
 const NOMINATIVE = /^\((?:\d{1,2} )?[A-Z][A-Za-z.& ]{0,24}\)/;
 const PIN =
-  /^,?\s*(?:at\s+)?((?:\d+|[*]\d+)(?:\s*[-–—]\s*\d+)?(?:\s*(?:n|nn)\.\s*\d+(?:\s*[-–—]\s*\d+)?)?(?:\s*,\s*\d+(?:\s*[-–—]\s*\d+)?(?!\s*[A-Z]))*)/;
-const PARALLEL_GAP = /^\s*,\s*$/;
+  /^,?\s*(?:at\s+(?:pp?\.\s*)?)?((?:\d+|[*]\d+|_+)(?:\s*[-–—]\s*\d+)?(?:\s*(?:n|nn)\.\s*\d+(?:\s*[-–—]\s*\d+)?)?(?:\s*,\s*\d+(?:\s*[-–—]\s*\d+)?(?!\s*[A-Z]))*)/;
+/** Between two citations of one group: a comma, or the bracket that opens the parallel (`, [129 P. 983]`). */
+const PARALLEL_GAP = /^\s*(?:,\s*\[?|\[)\s*$/;
 const YEAR = /(?:^|[^\d])(1[6-9]\d\d|20\d\d)(?!\d)/g;
+/** A year printed before the citation, California style: `People v. Cruz (2009) 1 Cal.4th 1`. */
+const YEAR_BEFORE = /[([]((?:1[6-9]|20)\d\d)[)\]]\s*$/;
+/** What a short cite may print between `at` and the page: `24 Cal.4th at p. 1024`, `at page 5`. */
+const AT_PAGE = /^(?:pp?\.|page)\s*/;
 const ID = /(?<![\p{L}\p{N}])(?:[Ii]d\.|[Ii]bid\.)/gu;
 const SUPRA = /(?<![\p{L}\p{N}])supra(?![\p{L}\p{N}])/gu;
 const MAX_PARENTHETICAL = 160;
+/** `Shapiro v. Thompson, …`: what follows `v.` is a party's name, even when a reporter is called the same. */
+const PARTY_BEFORE = /\bv\.\s*$/;
 
 /** The extractor over the given tables (the shared reporters-db tables by default). */
 export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   const trie = new AbbreviationTrie(db.abbreviations.values());
+  const volumelessTrie = new AbbreviationTrie([...db.abbreviations.values()].filter((a) => a.volumeless));
   const matches: Array<[number, Abbreviation]> = [];
+  /** Forms whose start is more than a volume (Louisiana's `2009-1359 (La.App. 1 Cir. …)`), one per distinct pattern. */
+  const prefixForms = [...new Set([...db.editions.values()].flat().flatMap((e) => e.forms.filter((f) => f.volumeRule === 'prefix')))];
 
-  /** The page that starts at `i`, or -1: 1–7 digits not run into a word. */
+  /**
+   * The page that starts at `i`, or -1: 1–8 digits not run into a word. A page glued to a heading in capitals
+   * (`53 F.3d 339NOTICE: …`, a record's first line) ends at the digits.
+   */
   function pageEnd(text: string, i: number): number {
     const end = digitsEnd(text, i);
     if (end === i || end - i > MAX_PAGE_DIGITS) return -1;
-    if (end < text.length && isWordChar(text.charCodeAt(end))) return -1;
+    if (end < text.length && isWordChar(text.charCodeAt(end))) {
+      return isUpper(text.charCodeAt(end)) && isUpper(text.charCodeAt(end + 1)) && isUpper(text.charCodeAt(end + 2)) ? end : -1;
+    }
     return end;
   }
 
+  /** The end of a placeholder for a page or volume not yet assigned (`___`, `—`) at `i`, or -1. */
+  function placeholderEnd(text: string, i: number): number {
+    const first = text.charCodeAt(i);
+    if (first !== Code.Underscore && first !== Code.EmDash && first !== Code.EnDash) return -1;
+    let end = i + 1;
+    while (end < text.length && text.charCodeAt(end) === first) end++;
+    return end < text.length && isWordChar(text.charCodeAt(end)) ? -1 : end;
+  }
+
   function tryAt(text: string, volumeStart: number, volumeEnd: number, out: FoundCitation[], probing = false): number {
-    const hyphenated = text.charCodeAt(volumeEnd) === Code.Hyphen && volumeEnd - volumeStart === 4;
+    const blankVolume = !isDigit(text.charCodeAt(volumeStart));
+    const hyphenated = !blankVolume && text.charCodeAt(volumeEnd) === Code.Hyphen && volumeEnd - volumeStart === 4;
     const reporterStart = hyphenated ? volumeEnd + 1 : skipSpaces(text, volumeEnd);
-    if (!hyphenated && reporterStart === volumeEnd) return -1;
-    trie.matchesAt(text, reporterStart, matches);
-    for (let m = matches.length - 1; m >= 0; m--) {
-      const [reporterEnd, abbreviation] = matches[m]!;
-      const found = hyphenated
-        ? hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation)
-        : citeAfterReporter(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
-      if (found) {
-        if (isStarPage(text, found)) return found.end;
-        // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page.
-        if (!probing && found.kind === 'full' && !hyphenated && startsCitation(text, found.end - (found.page?.length ?? 0))) return -1;
-        out.push(found);
-        return found.end;
+    let found: FoundCitation | undefined;
+    if (hyphenated || reporterStart > volumeEnd) {
+      trie.matchesAt(text, reporterStart, matches);
+      for (let m = matches.length - 1; m >= 0 && !found; m--) {
+        const [reporterEnd, abbreviation] = matches[m]!;
+        if (hyphenated) {
+          found = hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
+          continue;
+        }
+        found = citeAfterReporter(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
+        // The edition's own forms read further only where the plain reading stops short: `143684-B`, `1211(A)`.
+        if (!blankVolume && (!found || mayReadOn(text, found.end))) {
+          found = longer(found, formCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation));
+        }
       }
     }
-    return -1;
+    if (!found && !blankVolume && mayStartUnusually(text, volumeEnd)) found = unusualStartCite(text, volumeStart, volumeEnd);
+    if (!found || (blankVolume && !found.placeholder)) return -1;
+    if (isStarPage(text, found)) return found.end;
+    // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page.
+    const pageAt = found.end - (found.page?.length ?? 0);
+    if (
+      !probing &&
+      found.kind === 'full' &&
+      !hyphenated &&
+      found.page &&
+      text.startsWith(found.page, pageAt) &&
+      startsCitation(text, pageAt)
+    ) {
+      return -1;
+    }
+    out.push(found);
+    return found.end;
+  }
+
+  /** A citation read as `volume reporter page` may go on past its page: a suffix, a bracket, a letter, `14,505`. */
+  function mayReadOn(text: string, end: number): boolean {
+    const next = text.charCodeAt(end);
+    return (
+      next === Code.Hyphen ||
+      next === Code.OpenParen ||
+      next === Code.OpenBracket ||
+      isLetter(next) ||
+      (next === Code.Comma && isDigit(text.charCodeAt(end + 1)))
+    );
+  }
+
+  function longer(a: FoundCitation | undefined, b: FoundCitation | undefined): FoundCitation | undefined {
+    return !a || (b && b.end > a.end) ? b : a;
   }
 
   /**
-   * A page marker of the printed reporter (`… Republican [321 U.S.App.D.C. 99] National …`) sits in the text; it is
-   * not a citation. A bracketed parallel cite right after a pin (`… 2d 777, 797 [336 P.2d 937]`) is one.
+   * The edition's own forms (forms.ts) after a volume and a reporter: `2017 IL App (1st) 143684-B`, `5 Ky. (2 Bibb)
+   * 3`, `81 Misc 3d 1211(A)`. The longest reading wins; every edition that reads it that far is a candidate.
+   */
+  function formCite(
+    text: string,
+    volumeStart: number,
+    volumeEnd: number,
+    reporterStart: number,
+    reporterEnd: number,
+    abbreviation: Abbreviation,
+    glued = false,
+  ): FoundCitation | undefined {
+    if (!abbreviation.hasForms) return undefined;
+    const volume = text.slice(volumeStart, volumeEnd);
+    const hasVolume = volumeEnd > volumeStart;
+    let best: { end: number; groups: Record<string, string | undefined>; editions: Edition[] } | undefined;
+    for (const edition of abbreviation.editions) {
+      for (const form of edition.forms) {
+        if (form.volumeRule === 'prefix' || (glued && !form.glued)) continue;
+        if (hasVolume ? form.volumeRule === 'none' || !form.before!.test(volume) : form.volumeRule === 'required') continue;
+        form.after.lastIndex = reporterEnd;
+        const m = form.after.exec(text);
+        if (!m?.groups?.page) continue;
+        const end = reporterEnd + m[0].length;
+        if (!best || end > best.end) best = { end, groups: m.groups, editions: [edition] };
+        else if (end === best.end && !best.editions.includes(edition)) best.editions.push(edition);
+      }
+    }
+    if (!best) return undefined;
+    const start = hasVolume ? volumeStart : reporterStart;
+    const found = base(text, 'full', start, volumeEnd, reporterStart, reporterEnd, abbreviation, -1, best.end);
+    found.volume = best.groups.volume ?? (hasVolume ? volume : undefined);
+    found.page = best.groups.page;
+    found.editions = best.editions;
+    return found;
+  }
+
+  /** What follows a number may begin an unusual start: a letter or a hyphen, or a space and another number. */
+  function mayStartUnusually(text: string, volumeEnd: number): boolean {
+    const next = text.charCodeAt(volumeEnd);
+    return isLetter(next) || next === Code.Hyphen || (isSpace(next) && isDigit(text.charCodeAt(skipSpaces(text, volumeEnd))));
+  }
+
+  /**
+   * Citations whose start is not `volume reporter`: a volume with a suffix (`71A A.F.T.R.2d (RIA) 3011`, `1982-1
+   * Trade Cas. (CCH) ¶ 64,689`) or a form that puts more before the reporter (Louisiana's docket-style cite).
+   * Looked for only where the number is followed by what such a start needs, so the common case pays nothing.
+   */
+  function unusualStartCite(text: string, volumeStart: number, volumeEnd: number): FoundCitation | undefined {
+    const next = text.charCodeAt(volumeEnd);
+    let found: FoundCitation | undefined;
+    if (isUpper(next)) {
+      trie.matchesAt(text, volumeEnd, matches);
+      for (let m = matches.length - 1; m >= 0 && !found; m--) {
+        const [reporterEnd, abbreviation] = matches[m]!;
+        found = formCite(text, volumeStart, volumeEnd, volumeEnd, reporterEnd, abbreviation, true);
+      }
+    }
+    if (!found && (isLetter(next) || (next === Code.Hyphen && isDigit(text.charCodeAt(volumeEnd + 1))))) {
+      const tokenEnd = isLetter(next) ? volumeEnd + 1 : digitsEnd(text, volumeEnd + 1);
+      const reporterStart = skipSpaces(text, tokenEnd);
+      if (reporterStart > tokenEnd && !isWordChar(text.charCodeAt(tokenEnd))) {
+        trie.matchesAt(text, reporterStart, matches);
+        for (let m = matches.length - 1; m >= 0 && !found; m--) {
+          const [reporterEnd, abbreviation] = matches[m]!;
+          found = formCite(text, volumeStart, tokenEnd, reporterStart, reporterEnd, abbreviation);
+        }
+      }
+    }
+    if (found || (next !== Code.Hyphen && !(isSpace(next) && isDigit(text.charCodeAt(skipSpaces(text, volumeEnd)))))) return found;
+    for (const form of prefixForms) {
+      form.before!.lastIndex = volumeStart;
+      const head = form.before!.exec(text);
+      if (!head?.groups?.volume) continue;
+      const reporterStart = volumeStart + head[0].length;
+      trie.matchesAt(text, reporterStart, matches);
+      for (let m = matches.length - 1; m >= 0; m--) {
+        const [reporterEnd, abbreviation] = matches[m]!;
+        if (abbreviation.kind !== 'case') continue;
+        const editions = abbreviation.editions.filter((e) => e.forms.includes(form));
+        if (editions.length === 0) continue;
+        form.after.lastIndex = reporterEnd;
+        const tail = form.after.exec(text);
+        if (!tail) continue;
+        const cite = base(
+          text,
+          'full',
+          volumeStart,
+          volumeStart + head.groups.volume.length,
+          reporterStart,
+          reporterEnd,
+          abbreviation,
+          -1,
+          reporterEnd + tail[0].length,
+        );
+        cite.page = head.groups.page ?? tail.groups?.page;
+        cite.editions = editions;
+        return cite;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A page marker of the printed reporter (`… Republican [321 U.S.App.D.C. 99] National …`) sits in the text, the
+   * sentence running on after it; it is not a citation. A bracketed cite after a pin or a placeholder (`… 2d 777, 797
+   * [336 P.2d 937]`, `__ U.S. __ [138 S. Ct. 1612]`), or one the sentence does not run on from (`Bohn v. Bohn, 164
+   * Cal. 536, [129 P. 983], discussing …`, `Turney [256 Mo. 181], 165 S.W. 307`), is a citation.
    */
   function isStarPage(text: string, found: FoundCitation): boolean {
-    if (text.charCodeAt(found.start - 1) !== 0x5b || text.charCodeAt(found.end) !== 0x5d) return false;
+    if (text.charCodeAt(found.start - 1) !== Code.OpenBracket || text.charCodeAt(found.end) !== Code.CloseBracket) return false;
     let k = found.start - 2;
     while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
-    return k < 0 || !isDigit(text.charCodeAt(k));
+    const previous = k >= 0 ? text.charCodeAt(k) : -1;
+    if (isDigit(previous) || previous === Code.Underscore || previous === Code.Comma) return false;
+    const after = text.charCodeAt(skipSpaces(text, found.end + 1));
+    return isLetter(after) || isDigit(after);
   }
 
   const probe: FoundCitation[] = [];
@@ -217,7 +404,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     }
     if (spaced === i && text.charCodeAt(i) !== Code.OpenParen) return undefined;
     if (abbreviation.kind === 'case' && text.startsWith('at', spaced) && isSpace(text.charCodeAt(spaced + 2))) {
-      const pageStart = skipSpaces(text, spaced + 2);
+      let pageStart = skipSpaces(text, spaced + 2);
+      const atPage = AT_PAGE.exec(text.slice(pageStart, pageStart + 8));
+      if (atPage) pageStart += atPage[0].length;
       const end = pageEnd(text, pageStart);
       if (end < 0) return undefined;
       return base(text, 'short', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, pageStart, end);
@@ -230,6 +419,18 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       if (pageStart === spaced + m[0].length) return undefined;
     }
     if (spaced === i && pageStart === spaced) return undefined;
+    const blank = abbreviation.kind === 'case' ? placeholderEnd(text, pageStart) : -1;
+    // Pages are left blank in slip and advance sheets, so only of a reporter still published: in a transcript,
+    // `___ A. ___` is a blank, an answer and a blank, not the Atlantic Reporter (ended 1938).
+    const current = blank > 0 ? abbreviation.editions.filter((e) => e.endYear === null) : [];
+    if (current.length > 0) {
+      const found = base(text, 'full', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, -1, blank);
+      found.editions = current;
+      found.placeholder = true;
+      if (!isDigit(text.charCodeAt(volumeStart))) found.volume = undefined;
+      return found;
+    }
+    if (!isDigit(text.charCodeAt(volumeStart))) return undefined;
     const end = pageEnd(text, pageStart);
     if (end < 0) return undefined;
     return base(
@@ -250,8 +451,22 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     let i = 0;
     while (i < n) {
       const code = text.charCodeAt(i);
-      if (!isDigit(code) || code === Code.Zero) {
+      // Most of a text is lower-case letters and spaces, where no citation starts: the cheapest test first.
+      if ((code >= 0x61 && code <= 0x7a) || code === 0x20) {
         i++;
+        continue;
+      }
+      if (!isDigit(code) || code === Code.Zero) {
+        if (isUpper(code) && volumelessTrie.mayStartAt(text, i) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
+          const next = volumelessAt(text, i, out);
+          if (next > 0) {
+            i = next;
+            continue;
+          }
+        }
+        const blank = code === Code.Underscore || code === Code.EmDash || code === Code.EnDash ? placeholderEnd(text, i) : -1;
+        const next = blank > 0 && (i === 0 || isSpace(text.charCodeAt(i - 1))) ? tryAt(text, i, blank, out) : -1;
+        i = next > 0 ? next : blank > 0 ? blank : i + 1;
         continue;
       }
       const end = digitsEnd(text, i);
@@ -267,6 +482,24 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     }
   }
 
+  /**
+   * A citation that starts at its reporter (`T.C. Memo. 2019-233`, `CCH OSHD ¶ 33,123`, `Deady, 264`) at `i`, a
+   * capitalised word's start, pushed to `out`; its end, or -1.
+   */
+  function volumelessAt(text: string, i: number, out: FoundCitation[]): number {
+    volumelessTrie.matchesAt(text, i, matches);
+    for (let m = matches.length - 1; m >= 0; m--) {
+      const [reporterEnd, abbreviation] = matches[m]!;
+      const cite = formCite(text, i, i, i, reporterEnd, abbreviation);
+      if (!cite || PARTY_BEFORE.test(text.slice(Math.max(0, i - 4), i))) continue;
+      // `Urie v. Thompson, 337 U.S. 163`: a reporter's name that is a party's, its "page" the next citation's volume.
+      if (cite.text.endsWith(cite.page!) && startsCitation(text, cite.end - cite.page!.length)) continue;
+      out.push(cite);
+      return cite.end;
+    }
+    return -1;
+  }
+
   function scanRegex(text: string, pattern: RegExp, kind: CitationKind, out: FoundCitation[]): void {
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
@@ -274,7 +507,11 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     }
   }
 
-  /** Pin cites, parallel groups and the parenthetical that closes each group. */
+  /**
+   * Pin cites, parallel groups and the parenthetical that closes each group: `(1982)`, or a year in square brackets
+   * (`[1999]`); failing both, a year printed just before the group (`(2009) 1 Cal.4th 1`). A bracketed cite belongs
+   * to the group it follows (`164 Cal. 536, [129 P. 983]`, `__ U.S. __ [138 S. Ct. 1612]`).
+   */
   function attachContext(text: string, cites: FoundCitation[]): void {
     let groupStart = -1;
     for (let c = 0; c < cites.length; c++) {
@@ -286,6 +523,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       const next = cites[c + 1];
       const limit = Math.min(next ? next.start : text.length, cite.end + MAX_PARENTHETICAL);
       let gap = text.slice(cite.end, limit);
+      if (text.charCodeAt(cite.start - 1) === Code.OpenBracket && gap.charCodeAt(0) === Code.CloseBracket) gap = gap.slice(1);
       const pin = PIN.exec(gap);
       if (pin?.[1]) {
         cite.pin = pin[1].replace(/\s+/g, ' ');
@@ -296,32 +534,46 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         if (groupStart < 0) groupStart = c;
         continue;
       }
+      const from = groupStart < 0 ? c : groupStart;
       const open = gap.search(/\S/);
-      if (open >= 0 && gap.charCodeAt(open) === Code.OpenParen) {
-        const close = gap.indexOf(')', open);
-        if (close > open) applyParenthetical(cites, groupStart < 0 ? c : groupStart, c, gap.slice(open + 1, close));
+      const opener = open >= 0 ? gap.charCodeAt(open) : -1;
+      if (opener === Code.OpenParen || opener === Code.OpenBracket) {
+        const close = gap.indexOf(opener === Code.OpenParen ? ')' : ']', open);
+        if (close > open) applyParenthetical(cites, from, c, gap.slice(open + 1, close), opener === Code.OpenBracket);
+      }
+      if (cites[from]!.year === undefined && closesBefore(text, cites[from]!.start)) {
+        const before = YEAR_BEFORE.exec(text.slice(Math.max(0, cites[from]!.start - 12), cites[from]!.start));
+        if (before) applyYear(cites, from, c, Number(before[1]));
       }
       groupStart = -1;
     }
   }
 
-  function applyParenthetical(cites: FoundCitation[], from: number, to: number, inner: string): void {
+  /** A `)` or `]` just before `at`, as a year printed before the citation needs. */
+  function closesBefore(text: string, at: number): boolean {
+    let k = at - 1;
+    while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
+    const code = text.charCodeAt(k);
+    return code === Code.CloseParen || code === Code.CloseBracket;
+  }
+
+  function applyParenthetical(cites: FoundCitation[], from: number, to: number, inner: string, bracketed: boolean): void {
     let year: number | undefined;
-    let yearAt = -1;
     YEAR.lastIndex = 0;
-    for (let m = YEAR.exec(inner); m; m = YEAR.exec(inner)) {
-      year = Number(m[1]);
-      yearAt = m.index + m[0].length - 4;
-    }
+    for (let m = YEAR.exec(inner); m; m = YEAR.exec(inner)) year = Number(m[1]);
+    if (bracketed && year === undefined) return; // `[…]` after a citation is a parenthetical only when it dates it
     const parenthetical = inner.replace(/\s+/g, ' ').trim();
+    for (let k = from; k <= to; k++) cites[k]!.parenthetical = parenthetical;
+    if (year !== undefined) applyYear(cites, from, to, year);
+  }
+
+  function applyYear(cites: FoundCitation[], from: number, to: number, year: number): void {
     for (let k = from; k <= to; k++) {
       const cite = cites[k]!;
-      cite.parenthetical = parenthetical;
-      if (year === undefined || yearAt < 0) continue;
       cite.year = year;
       const editions = cite.editions ?? [];
       if (editions.length > 1) {
-        const inRange = editions.filter((e) => (e.startYear ?? 0) <= year! && year! <= (e.endYear ?? 9999));
+        const inRange = editions.filter((e) => (e.startYear ?? 0) <= year && year <= (e.endYear ?? 9999));
         if (inRange.length > 0) cite.editions = inRange;
       }
     }
@@ -344,11 +596,13 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   };
 }
 
-/** Distinct canonical forms (`volume edition page`), one per candidate edition. */
+/** Distinct canonical forms (`volume edition page`), one per candidate edition; none for a placeholder. */
 export function normalizedForms(cite: FoundCitation): string[] {
+  if (cite.placeholder || cite.page === undefined) return [];
   const forms = new Set<string>();
   const gap = cite.hyphenated ? '-' : ' ';
-  for (const e of cite.editions ?? []) forms.add(`${cite.volume}${gap}${e.key}${gap}${cite.page}`);
+  const volume = cite.volume === undefined ? '' : `${cite.volume}${gap}`; // `Deady, 264`: a single-volume reporter
+  for (const e of cite.editions ?? []) forms.add(`${volume}${e.key}${gap}${cite.page}`);
   return [...forms];
 }
 

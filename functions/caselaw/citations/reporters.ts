@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CitationForm, compileForms, flattenVariables } from './forms.ts';
 
 /** One edition of a reporter: the canonical abbreviation a citation is normalised to, and when it was published. */
 export interface Edition {
@@ -24,6 +25,8 @@ export interface Edition {
   readonly nominative: boolean;
   /** Format-neutral cites written `2000-Ohio-123`. */
   readonly hyphenated: boolean;
+  /** The edition's other printed forms (reporters-db patterns beyond `volume reporter page`), compiled. */
+  readonly forms: readonly CitationForm[];
 }
 
 export type AbbreviationKind = 'case' | 'law' | 'journal';
@@ -36,6 +39,10 @@ export interface Abbreviation {
   readonly editions: readonly Edition[];
   /** The printed form is the edition's own key, not a variation. */
   readonly canonical: boolean;
+  /** Some edition it may mean is cited without a volume (`T.C. Memo. 2019-233`, `CCH OSHD ¶ 33,123`). */
+  readonly volumeless: boolean;
+  /** Some edition it may mean has forms of its own (forms.ts) beyond `volume reporter page`. */
+  readonly hasForms: boolean;
 }
 
 export interface ReportersDb {
@@ -72,10 +79,25 @@ function readJson<T>(dir: string, file: string): T {
   return JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
 }
 
+/**
+ * reporters-db spells some series with a period after the ordinal (`App. Div. 2d.`), which opinions print without
+ * (`30 App. Div. 2d 781`, In re Winship): each such variation is also known without it, unless that spelling is taken.
+ */
+function withoutSeriesPeriod(variations: Map<string, Set<string>>): Map<string, Set<string>> {
+  const all = new Map(variations);
+  for (const [variation, targets] of variations) {
+    const bare = /\d(?:d|th|st|nd|rd)\.$/.test(variation) ? variation.slice(0, -1) : undefined;
+    if (bare && !all.has(bare)) all.set(bare, targets);
+  }
+  return all;
+}
+
 function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   const reporters = readJson<Record<string, RawReporter[]>>(dir, 'reporters.json');
   const laws = readJson<Record<string, RawLaw[]>>(dir, 'laws.json');
   const journals = readJson<Record<string, RawLaw[]>>(dir, 'journals.json');
+  const variables = flattenVariables(readJson<Record<string, unknown>>(dir, 'regexes.json'));
+  const formsOf = new Map<string, CitationForm[]>(); // one compiled form per distinct template
 
   const editions = new Map<string, Edition[]>();
   const variations = new Map<string, Set<string>>();
@@ -92,6 +114,14 @@ function loadReportersDb(dir = reportersDbDir()): ReportersDb {
           endYear: yearOf(raw.end),
           nominative: regexes.some((r) => r.includes('reporter_nominative') || r.includes('$volume_nominative')),
           hyphenated: regexes.some((r) => r.includes('format_neutral') || r.includes('$volume_year-$reporter-')),
+          forms: regexes.flatMap((template) => {
+            let compiled = formsOf.get(template);
+            if (!compiled) {
+              compiled = compileForms([template], variables);
+              formsOf.set(template, compiled);
+            }
+            return compiled;
+          }),
         };
         const list = editions.get(key) ?? [];
         list.push(edition);
@@ -106,11 +136,19 @@ function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   }
 
   const abbreviations = new Map<string, Abbreviation>();
-  for (const [key, list] of editions) abbreviations.set(key, { text: key, kind: 'case', editions: list, canonical: true });
-  for (const [variation, targets] of variations) {
+  const caseAbbreviation = (text: string, list: readonly Edition[], canonical: boolean): Abbreviation => ({
+    text,
+    kind: 'case',
+    editions: list,
+    canonical,
+    volumeless: list.some((e) => e.forms.some((f) => f.volumeRule === 'none' || f.volumeRule === 'optional')),
+    hasForms: list.some((e) => e.forms.length > 0),
+  });
+  for (const [key, list] of editions) abbreviations.set(key, caseAbbreviation(key, list, true));
+  for (const [variation, targets] of withoutSeriesPeriod(variations)) {
     if (abbreviations.has(variation)) continue; // an edition's own key wins over a variation spelled the same
     const list = [...targets].flatMap((t) => editions.get(t) ?? []);
-    if (list.length > 0) abbreviations.set(variation, { text: variation, kind: 'case', editions: list, canonical: false });
+    if (list.length > 0) abbreviations.set(variation, caseAbbreviation(variation, list, false));
   }
   // Laws and journals are recognised so that `42 U.S.C. § 1983` or `95 Harv. L. Rev. 1` is never read as a case
   // citation; they are not resolved. A case reporter keeps an abbreviation both lists use.
@@ -120,7 +158,8 @@ function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   ] as const) {
     for (const [key, entries] of Object.entries(table)) {
       for (const text of [key, ...entries.flatMap((e) => e.variations ?? [])]) {
-        if (!abbreviations.has(text)) abbreviations.set(text, { text, kind, editions: [], canonical: true });
+        if (!abbreviations.has(text))
+          abbreviations.set(text, { text, kind, editions: [], canonical: true, volumeless: false, hasForms: false });
       }
     }
   }

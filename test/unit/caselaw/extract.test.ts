@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createExtractor, extractCitations, type FoundCitation, normalizedForms } from '#caselaw/citations/extract.ts';
 import { measureAccuracy } from '../../support/citation-accuracy.ts';
+import { formExamples, measureForms } from '../../support/citation-forms-suite.ts';
+import { REAL_FORM_CASES } from '../../support/real-citation-forms.ts';
 
 const full = (text: string): FoundCitation[] => extractCitations(text).filter((c) => c.kind === 'full');
 const spans = (text: string) => extractCitations(text).map((c) => [c.kind, c.text]);
@@ -62,12 +64,16 @@ describe('citation extractor', () => {
         '142 F.3d 582',
       ]);
     });
-    it('skips a reporter page marker in brackets but keeps a bracketed parallel cite after a pin', () => {
+    it('skips a reporter page marker in brackets but keeps a bracketed parallel cite after a pin, in the group it follows', () => {
       expect(full('the Republican [321 U.S.App.D.C. 99] National Committee')).toEqual([]);
       expect(full('People v. X, 51 Cal. 2d 777, 797 [336 P.2d 937].)').map((c) => [c.text, c.parallelTo])).toEqual([
         ['51 Cal. 2d 777', undefined],
-        ['336 P.2d 937', undefined],
+        ['336 P.2d 937', 0],
       ]);
+    });
+    it('reads no placeholder citation of a reporter no longer published (`___ A. ___` in a transcript)', () => {
+      // Bundled opinion 2203200: a question cut off, the answer, a blank.
+      expect(full("So I would answer that but not ___ Q. By Mr. Fukuto: You don't ___ A. ___ not in the courtroom.")).toEqual([]);
     });
     it('knows the typographic apostrophe of F. App’x', () => {
       expect(full('Con-Dive, L.L.C., 514 F. App’x 524, 527 (5th Cir. 2013)').map((c) => normalizedForms(c))).toEqual([
@@ -79,8 +85,96 @@ describe('citation extractor', () => {
     });
   });
 
+  describe('every form in use, on sentences from real opinions (test/support/real-citation-forms.ts)', () => {
+    it.each(REAL_FORM_CASES.map((c) => [c.form, c.source, c] as const))('%s — %s', (_form, _source, c) => {
+      expect(full(c.text).map((cite) => cite.text)).toEqual(c.full);
+    });
+
+    it('reads a placeholder as a citation without a page, groups it with its parallels and dates the group', () => {
+      const [blank, sct, led] = full(REAL_FORM_CASES[0]!.text);
+      expect(blank).toMatchObject({ placeholder: true, volume: undefined, page: undefined, year: 1992 });
+      expect(normalizedForms(blank!)).toEqual([]);
+      expect([sct!.parallelTo, led!.parallelTo, sct!.year]).toEqual([0, 0, 1992]);
+      // A bracketed parallel after a placeholder, dated by the year printed before the group (Cal. style).
+      const cites = extractCitations(REAL_FORM_CASES[2]!.text);
+      const group = cites.filter((c) => c.kind === 'full');
+      expect(group.map((c) => [c.text, c.year, c.parallelTo === undefined ? -1 : cites[c.parallelTo]!.text])).toEqual([
+        ['563 U.S. ___', 2011, -1],
+        ['131 S. Ct. 1740', 2011, '563 U.S. ___'],
+        ['179 L. Ed. 2d 742', 2011, '563 U.S. ___'],
+      ]);
+      expect(group[1]!.pin).toBe('1745');
+    });
+
+    it('normalises the special forms to their edition: spaced reporters, Tax Court memos, CCH, Illinois, NY slip opinions', () => {
+      const forms = (text: string) => full(text).map((c) => normalizedForms(c));
+      expect(forms('291 N. Y. S. 2d 1005 and 260 F. R. D. 38')).toEqual([['291 N.Y.S.2d 1005'], ['260 F.R.D. 38']]);
+      expect(forms(REAL_FORM_CASES[5]!.text)).toEqual([['2018 T.C. Memo. 135']]);
+      expect(forms('2017 IL App (1st) 143684-B, ¶ 23')).toEqual([['2017 IL App (1st) 143684-B']]);
+      expect(forms(REAL_FORM_CASES[10]!.text)).toEqual([['2023 NY Slip Op 51345(U)'], ['81 Misc. 3d 1215(A)']]);
+      expect(full('1982-1 Trade Cas. (CCH) ¶ 64,689')).toMatchObject([{ volume: '1982-1', page: '64,689' }]);
+    });
+
+    it('dates a citation by a year before it or in square brackets, and reads a short cite with `at p.` or `, at`', () => {
+      expect(full(REAL_FORM_CASES[11]!.text).map((c) => c.year)).toEqual([1997, 1997, 1997]);
+      expect(full(REAL_FORM_CASES[12]!.text)).toMatchObject([{ year: 1970, pin: '439' }]);
+      expect(spans(REAL_FORM_CASES[13]!.text).filter(([kind]) => kind === 'short')).toEqual([
+        ['short', '20 Cal.4th at p. 930'],
+        ['short', '283 U. S., at 141'],
+      ]);
+    });
+
+    it('reads roman-numeral pages only where reporters-db allows them, and no page that runs into a word', () => {
+      expect(full('47 S.W.2d xi; 1 Wall. Jr. Append. ix').map((c) => c.text)).toEqual(['47 S.W.2d xi', '1 Wall. Jr. Append. ix']);
+      expect(full('410 U.S. xi; 5 F.3d 12ab; 5 F.3d 12-B')).toMatchObject([{ text: '5 F.3d 12' }]);
+    });
+
+    it('does not read a party named like a volume-less reporter as a citation (`Urie v. Thompson, 337 U.S. 163`)', () => {
+      expect(full('Urie v. Thompson, 337 U.S. 163 (1949); Pettett v. Thompson, 33 Ga.App. 240(1)').map((c) => c.text)).toEqual([
+        '337 U.S. 163',
+        '33 Ga.App. 240',
+      ]);
+      expect(full('see Thompson, 12 (1880)').map((c) => [c.text, normalizedForms(c)])).toEqual([['Thompson, 12', ['Thompson 12']]]);
+    });
+
+    it("reads reporters-db's own examples of its forms (the development half here; the held-out half only in the benchmark)", () => {
+      const [all] = measureForms(extractCitations, formExamples('development')).filter((a) => a.kind === 'all');
+      expect(all!.examples).toBeGreaterThan(200);
+      expect(all!.recall, JSON.stringify(all!.missed)).toBeGreaterThanOrEqual(0.99);
+      expect(all!.precision, JSON.stringify(all!.extra)).toBeGreaterThanOrEqual(0.99);
+    });
+  });
+
   it('finds nothing, and every span is a slice of the input, whatever the text', () => {
-    const alphabet = fc.constantFrom('1', '2', '0', ' ', '.', ',', '(', ')', '\n', 'U', 'S', 'F', '3', 'd', '§', 'a', 't', '-', '[', ']');
+    const alphabet = fc.constantFrom(
+      '1',
+      '2',
+      '0',
+      ' ',
+      '.',
+      ',',
+      '(',
+      ')',
+      '\n',
+      'U',
+      'S',
+      'F',
+      '3',
+      'd',
+      '§',
+      'a',
+      't',
+      '-',
+      '[',
+      ']',
+      '_',
+      'T',
+      'C',
+      'P',
+      '¶',
+      'x',
+      'i',
+    );
     fc.assert(
       fc.property(
         fc.array(alphabet, { maxLength: 200 }).map((a) => a.join('')),
