@@ -42,8 +42,14 @@ const SCHEMA = `
   CREATE VIRTUAL TABLE search_fts USING fts5(
     catchline, body, content = 'search_text', content_rowid = 'doc', tokenize = ${TOKENIZER}
   );
-  CREATE TABLE search_impacts (term TEXT NOT NULL, pos INTEGER NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (term, pos))
-    WITHOUT ROWID;
+  CREATE TABLE search_impacts (
+    term TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    doc INTEGER NOT NULL,
+    catch INTEGER NOT NULL,
+    score REAL NOT NULL,
+    PRIMARY KEY (term, pos)
+  ) WITHOUT ROWID;
   CREATE TABLE search_impact_terms (term TEXT PRIMARY KEY, complete INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TRIGGER search_docs_deleted AFTER DELETE ON search_docs BEGIN
     DELETE FROM search_text WHERE doc = old.doc;
@@ -135,8 +141,8 @@ const IMPACT_LISTS = {
     CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');`,
   frequent: 'SELECT term FROM temp.search_vocab WHERE doc >= @minDocs',
   insert: `
-    INSERT INTO search_impacts (term, pos, doc)
-    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc FROM (${ranked('1')}) d`,
+    INSERT INTO search_impacts (term, pos, doc, catch, score)
+    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc, d.in_catchline, d.score FROM (${ranked('1')}) d`,
   term: 'INSERT INTO search_impact_terms (term, complete) VALUES (@term, @complete)',
   fresh: `UPDATE search_meta SET value = 'fresh' WHERE name = 'impacts'`,
 } as const;
@@ -160,6 +166,12 @@ const SEARCH = {
     ORDER BY p.pos LIMIT @limit`,
   // The CAST is needed: better-sqlite3 binds a JavaScript number as REAL, and FTS5 (3.53.2) then drops its
   // `rowid =` constraint altogether and answers every match (test/contract/sqlite-impact-lists.test.ts).
+  listRows: 'SELECT doc, catch, score FROM search_impacts WHERE term = @term ORDER BY pos',
+  rankFiltered: `
+    SELECT d.doc FROM json_each(@candidates) c CROSS JOIN search_docs d ON d.doc = json_extract(c.value, '$[0]')
+    WHERE ${FILTERS}
+    ORDER BY json_extract(c.value, '$[1]'), d.jurisdiction, d.corpus, d.key, d.id LIMIT @limit`,
+  passing: `SELECT count(*) AS n FROM json_each(@docs) c CROSS JOIN search_docs d ON d.doc = c.value WHERE ${FILTERS}`,
   hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
     WHERE search_fts MATCH @all AND search_fts.rowid = CAST(@doc AS INTEGER)`,
   ...STEMMER,
@@ -215,6 +227,8 @@ export interface ImpactListOptions {
  */
 export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 5_000, prefix: 1_000 };
 
+type SearchPath = 'oneWord' | 'severalWords' | 'exact';
+
 export interface SqliteSearchIndexOptions extends SqliteWorkersOptions {
   /** false: never build nor read impact lists (every search ranks all its matches, as before issue 17's lists). */
   impactLists?: ImpactListOptions | false;
@@ -240,8 +254,8 @@ export async function sqliteAvailable(): Promise<boolean> {
  * event loop, and a search past its budget is answered 503 while the others go on.
  */
 export class SqliteSearchIndex implements SearchIndex {
-  /** Searches answered from an impact list, and by the exact statement (for tests and benchmarks). */
-  readonly answeredBy = { list: 0, exact: 0 };
+  /** Searches answered from the impact lists (one word, several), and by the exact statement (for tests, benchmarks). */
+  readonly answeredBy: Record<SearchPath, number> = { oneWord: 0, severalWords: 0, exact: 0 };
 
   private constructor(
     readonly workers: SqliteWorkers,
@@ -290,7 +304,7 @@ export class SqliteSearchIndex implements SearchIndex {
       corpus: query.corpus,
       limit: Math.floor(query.limit),
     };
-    const { rows, path } = await this.workers.call<{ rows: { hit: string; catchline: string; marked: string }[]; path: 'list' | 'exact' }>(
+    const { rows, path } = await this.workers.call<{ rows: { hit: string; catchline: string; marked: string }[]; path: SearchPath }>(
       'searchTopK',
       SEARCH,
       { query: params, words: this.impactLists ? match.words : [] },
