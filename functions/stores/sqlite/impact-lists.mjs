@@ -27,8 +27,8 @@ function stemsOf(db, prepared, sql, words) {
 const tokenQuery = (token) => ({ all: `"${token}"`, catchline: `{catchline} : ("${token}")` });
 
 /**
- * Rebuilds every impact list: the first `prefix` versions, in the search's exact order, of each token held by at
- * least `minDocs` versions, then marks the lists fresh. One transaction: readers see the old lists or the new ones.
+ * Rebuilds every impact list: for each token held by at least `minDocs` versions, the first `prefix` versions, in the
+ * search's exact order, of those whose catchline holds it, then as many of the others; then marks the lists fresh. One transaction: readers see the old lists or the new ones.
  */
 export function buildImpactLists(db, prepared, sql, { minDocs, prefix }) {
   return db.transaction(() => {
@@ -37,13 +37,16 @@ export function buildImpactLists(db, prepared, sql, { minDocs, prefix }) {
       .all({ minDocs })
       .map((r) => r.term);
     const stems = stemsOf(db, prepared, sql, frequent);
-    const insert = prepared(sql.insert);
+    const insertCatch = prepared(sql.insertCatch);
+    const insertBody = prepared(sql.insertBody);
     const term = prepared(sql.term);
     let lists = 0;
     for (const [i, token] of frequent.entries()) {
       if (stems[i] !== token) continue;
-      const listed = insert.run({ term: token, limit: prefix, ...tokenQuery(token) }).changes;
-      term.run({ term: token, complete: listed < prefix ? 1 : 0 });
+      const query = { term: token, limit: prefix, ...tokenQuery(token) };
+      const catchRows = insertCatch.run(query).changes;
+      const bodyRows = insertBody.run({ ...query, offset: catchRows }).changes;
+      term.run({ term: token, catchRows, catchComplete: catchRows < prefix ? 1 : 0, bodyComplete: bodyRows < prefix ? 1 : 0 });
       lists++;
     }
     db.exec(sql.fresh);
@@ -73,85 +76,115 @@ function listedDocs(db, prepared, sql, { query, words }) {
   for (const term of tokens) {
     const list = prepared(sql.list).get({ term });
     if (!list) return null;
-    lists.push({ term, complete: list.complete === 1 });
+    lists.push({ term, catchRows: list.catchRows, catchComplete: list.catchComplete === 1, bodyComplete: list.bodyComplete === 1 });
   }
+  // The first rows of each list prove most answers; the whole lists, some more.
+  if (lists.length > 1) return severalWords(prepared, sql, lists, query, FIRST_DEPTH) ?? severalWords(prepared, sql, lists, query, -1);
+  const { asOf, jurisdictions, corpus, limit } = query;
+  return oneWord(prepared, sql, lists[0], { asOf, jurisdictions, corpus }, limit);
+}
+
+/**
+ * Walks the list in order through the filters and stops at `limit`: the catchline matches, then (only if the list
+ * holds them all) the others. Exact when it filled `limit` (every version after the list ranks below all of it) or
+ * when the list holds every version of the token.
+ */
+function oneWord(prepared, sql, { term, catchRows, catchComplete, bodyComplete }, filters, limit) {
+  const through = catchComplete ? Number.MAX_SAFE_INTEGER : catchRows;
+  const docs = prepared(sql.walk)
+    .all({ term, through, ...filters, limit })
+    .map((r) => r.doc);
+  return docs.length === limit || (catchComplete && bodyComplete) ? docs : null;
+}
+
+/**
+ * Several words, each with a list (a threshold bound). Order: a catchline holding every word first, then the sum of
+ * the words' bm25 (FTS5's bm25 of several terms is that sum, added in the query's order, so the sum here is the same
+ * double), then the citation. A version in every list has its place known. One missing from a list may still hold
+ * the word only where that list stops short (its catchline part, its other part), and then scores no better there
+ * than the last row read of that part (`floor`). The answer is the versions known in full that pass the filters,
+ * when no version known in part (that passes them) or unseen can reach the last of them, or any of them if they are
+ * fewer than `limit`; a few such threats are scored by FTS5 one by one; more: null (the exact statement answers).
+ */
+function severalWords(prepared, sql, lists, query, depth) {
   const { asOf, jurisdictions, corpus, limit } = query;
   const filters = { asOf, jurisdictions, corpus };
-  if (lists.length === 1) return oneWord(prepared, sql, lists[0], filters, limit);
-  return severalWords(prepared, sql, lists, filters, limit);
-}
-
-/**
- * Walks the list in order through the filters and stops at `limit`: exact when it filled `limit` (every version
- * after the list ranks below all of it) or when the list holds every version of the token.
- */
-function oneWord(prepared, sql, { term, complete }, filters, limit) {
-  const docs = prepared(sql.walk)
-    .all({ term, ...filters, limit })
-    .map((r) => r.doc);
-  return docs.length === limit || complete ? docs : null;
-}
-
-/**
- * Several words, each with a list (a threshold bound, no random access). Order: a catchline holding every word
- * first, then the sum of the words' bm25 (FTS5's bm25 of several terms is that sum, added in the query's order, so
- * the sum here is the same double), then the citation. A version in every list has its place known. One missing from
- * a list that holds every version of its word is no hit; missing from a shorter list, it scores there no better than
- * the list's last row (`floor`) if its catchline holds the word or that row's catchline lacks it, and anything at all
- * otherwise. The answer is the versions known in full that pass the filters, when no version known in part (that
- * passes them) or unseen can reach the last of them, or any of them if they are fewer than `limit`; otherwise null
- * (the exact statement answers).
- */
-function severalWords(prepared, sql, lists, filters, limit) {
   const known = new Map();
-  const read = lists.map(({ term, complete }, i) => {
-    const rows = prepared(sql.listRows).all({ term });
-    for (const r of rows) {
-      const entry = known.get(r.doc) ?? { doc: r.doc, scores: new Array(lists.length), seen: 0, catches: 0 };
-      known.set(r.doc, entry);
-      entry.scores[i] = r.score;
+  const segment = (term, i, inCatchline, complete, [after, through]) => {
+    const rows = prepared(sql.listRows).raw().all({ term, after, through, depth });
+    for (const [doc, score] of rows) {
+      const entry = known.get(doc) ?? { doc, scores: new Array(lists.length), seen: 0, catches: 0 };
+      known.set(doc, entry);
+      entry.scores[i] = score;
       entry.seen++;
-      entry.catches += r.catch;
+      entry.catches += inCatchline;
     }
-    const last = rows.at(-1);
-    return { complete, floor: last?.score ?? 0, lastCatch: last?.catch ?? 0 };
+    const short = !complete || (depth >= 0 && rows.length === depth);
+    return short ? (rows.at(-1)?.[1] ?? Number.NEGATIVE_INFINITY) : null;
+  };
+  const read = lists.map(({ term, catchRows, catchComplete, bodyComplete }, i) => {
+    const catchFloor = segment(term, i, 1, catchComplete, [0, catchRows]);
+    const bodyFloor = segment(term, i, 0, bodyComplete, [catchRows, Number.MAX_SAFE_INTEGER]);
+    const floors = [catchFloor, bodyFloor].filter((f) => f !== null);
+    return { catchFloor, anyFloor: floors.length > 0 ? Math.min(...floors) : null };
   });
-  // In the query's order, from 0 as FTS5 adds them; a word the version is not known to score takes its list's floor.
-  const sum = (scores) => {
+  // In the query's order, from 0 as FTS5 adds them; where a score is not known, the floor given for that list.
+  const sum = (scores, floor) => {
     let total = 0;
-    for (let i = 0; i < lists.length; i++) total += scores[i] ?? read[i].floor;
+    for (let i = 0; i < lists.length; i++) total += scores[i] ?? floor(read[i]);
     return total;
+  };
+  /** The best a version missing from some lists could be: a catchline match (when possible) or not. */
+  const bestCases = (scores, catchesKnown) => {
+    const missing = read.filter((_, i) => scores[i] === undefined);
+    const cases = [];
+    if (catchesKnown && missing.every((l) => l.catchFloor !== null))
+      cases.push({ inCatchline: 1, score: sum(scores, (l) => l.catchFloor) });
+    if (missing.every((l) => l.anyFloor !== null)) cases.push({ inCatchline: 0, score: sum(scores, (l) => l.anyFloor) });
+    return cases;
   };
   const full = [];
   const partial = [];
   for (const entry of known.values()) {
     const inCatchline = entry.catches === entry.seen ? 1 : 0;
     if (entry.seen === lists.length) full.push({ doc: entry.doc, inCatchline, score: sum(entry.scores) });
-    else if (!read.some((l, i) => l.complete && entry.scores[i] === undefined)) {
-      // Its best case: a catchline match wherever it is missing, if the lists leave that possible.
-      const canCatch = inCatchline === 1 && read.every((l, i) => entry.scores[i] !== undefined || l.lastCatch === 1);
-      partial.push({ doc: entry.doc, inCatchline: canCatch ? 1 : 0, score: sum(entry.scores) });
+    else partial.push({ doc: entry.doc, cases: bestCases(entry.scores, inCatchline === 1) });
+  }
+  const ranked = () => {
+    full.sort((a, b) => b.inCatchline - a.inCatchline || a.score - b.score);
+    const ranks = [];
+    for (const [i, f] of full.entries()) {
+      const previous = full[i - 1];
+      const tied = previous && previous.inCatchline === f.inCatchline && previous.score === f.score;
+      ranks.push([f.doc, tied ? ranks[i - 1][1] : i]);
     }
-  }
-  full.sort((a, b) => b.inCatchline - a.inCatchline || a.score - b.score);
-  const ranks = [];
-  for (const [i, f] of full.entries()) {
-    const previous = full[i - 1];
-    const tied = previous && previous.inCatchline === f.inCatchline && previous.score === f.score;
-    ranks.push([f.doc, tied ? ranks[i - 1][1] : i]);
-  }
-  const docs = prepared(sql.rankFiltered)
-    .all({ candidates: JSON.stringify(ranks), ...filters, limit })
-    .map((r) => r.doc);
+    return prepared(sql.rankFiltered)
+      .all({ candidates: JSON.stringify(ranks), ...filters, limit })
+      .map((r) => r.doc);
+  };
+  const docs = ranked();
   // Fewer than `limit`: every version that could be a hit and passes the filters is a threat.
   const last = docs.length === limit ? full.find((f) => f.doc === docs[limit - 1]) : null;
-  // Below a catchline match only catchline matches count, whose scores the floors bound; below another, a version
-  // missing from a list whose last row is a catchline match could score anything.
-  if (last?.inCatchline !== 1 && read.some((l) => !l.complete && l.lastCatch === 1)) return null;
   const reaches = (v) => last === null || v.inCatchline > last.inCatchline || (v.inCatchline === last.inCatchline && v.score <= last.score);
-  const unseen = { inCatchline: read.every((l) => l.lastCatch === 1) ? 1 : 0, score: sum([]) };
-  if (read.every((l) => !l.complete) && reaches(unseen)) return null; // a version in no list could reach it
-  const threats = partial.filter(reaches).map((p) => p.doc);
+  if (bestCases([], true).some(reaches)) return null; // a version in no list could reach it
+  const threats = partial.filter((p) => p.cases.some(reaches)).map((p) => p.doc);
   if (threats.length === 0) return docs;
-  return prepared(sql.passing).get({ docs: JSON.stringify(threats), ...filters }).n === 0 ? docs : null;
+  const passing = prepared(sql.passing)
+    .all({ docs: JSON.stringify(threats), ...filters })
+    .map((r) => r.doc);
+  if (passing.length === 0) return docs;
+  if (passing.length > MAX_RESOLVED) return null;
+  // A few threats: FTS5 scores each (a seek per word: the same bm25 as the exact statement's), and they join the
+  // versions known in full. What was below the last hit stays below the new one, which ranks no lower.
+  for (const doc of passing) {
+    const scored = prepared(sql.score).get({ all: query.all, doc });
+    if (scored)
+      full.push({ doc, inCatchline: prepared(sql.inCatchline).get({ catchline: query.catchline, doc }) ? 1 : 0, score: scored.score });
+  }
+  return ranked();
 }
+
+/** Threats scored one by one at most (about 10 µs each at 60,000 versions); more: the exact statement. */
+const MAX_RESOLVED = 32;
+/** Rows of each list read first by a search of several words (-1: all). */
+const FIRST_DEPTH = 200;

@@ -50,7 +50,12 @@ const SCHEMA = `
     score REAL NOT NULL,
     PRIMARY KEY (term, pos)
   ) WITHOUT ROWID;
-  CREATE TABLE search_impact_terms (term TEXT PRIMARY KEY, complete INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE search_impact_terms (
+    term TEXT PRIMARY KEY,
+    catch_rows INTEGER NOT NULL,
+    catch_complete INTEGER NOT NULL,
+    body_complete INTEGER NOT NULL
+  ) WITHOUT ROWID;
   CREATE TRIGGER search_docs_deleted AFTER DELETE ON search_docs BEGIN
     DELETE FROM search_text WHERE doc = old.doc;
   END;
@@ -140,10 +145,14 @@ const IMPACT_LISTS = {
   clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms;
     CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');`,
   frequent: 'SELECT term FROM temp.search_vocab WHERE doc >= @minDocs',
-  insert: `
+  insertCatch: `
     INSERT INTO search_impacts (term, pos, doc, catch, score)
-    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc, d.in_catchline, d.score FROM (${ranked('1')}) d`,
-  term: 'INSERT INTO search_impact_terms (term, complete) VALUES (@term, @complete)',
+    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc, 1, d.score FROM (${ranked(IN_CATCHLINE)}) d`,
+  insertBody: `
+    INSERT INTO search_impacts (term, pos, doc, catch, score)
+    SELECT @term, @offset + row_number() OVER (ORDER BY ${ORDER}), d.doc, 0, d.score FROM (${ranked(`NOT ${IN_CATCHLINE}`)}) d`,
+  term: `INSERT INTO search_impact_terms (term, catch_rows, catch_complete, body_complete)
+    VALUES (@term, @catchRows, @catchComplete, @bodyComplete)`,
   fresh: `UPDATE search_meta SET value = 'fresh' WHERE name = 'impacts'`,
 } as const;
 
@@ -159,19 +168,22 @@ const STEMMER = {
 const SEARCH = {
   exact: EXACT_SEARCH,
   state: `SELECT value FROM search_meta WHERE name = 'impacts'`,
-  list: 'SELECT complete FROM search_impact_terms WHERE term = @term',
+  list: `SELECT catch_rows AS catchRows, catch_complete AS catchComplete, body_complete AS bodyComplete
+    FROM search_impact_terms WHERE term = @term`,
   walk: `
     SELECT p.doc FROM search_impacts p CROSS JOIN search_docs d ON d.doc = p.doc
-    WHERE p.term = @term AND ${FILTERS}
+    WHERE p.term = @term AND p.pos <= @through AND ${FILTERS}
     ORDER BY p.pos LIMIT @limit`,
   // The CAST is needed: better-sqlite3 binds a JavaScript number as REAL, and FTS5 (3.53.2) then drops its
   // `rowid =` constraint altogether and answers every match (test/contract/sqlite-impact-lists.test.ts).
-  listRows: 'SELECT doc, catch, score FROM search_impacts WHERE term = @term ORDER BY pos',
+  listRows: 'SELECT doc, score FROM search_impacts WHERE term = @term AND pos > @after AND pos <= @through ORDER BY pos LIMIT @depth',
   rankFiltered: `
     SELECT d.doc FROM json_each(@candidates) c CROSS JOIN search_docs d ON d.doc = json_extract(c.value, '$[0]')
     WHERE ${FILTERS}
     ORDER BY json_extract(c.value, '$[1]'), d.jurisdiction, d.corpus, d.key, d.id LIMIT @limit`,
-  passing: `SELECT count(*) AS n FROM json_each(@docs) c CROSS JOIN search_docs d ON d.doc = c.value WHERE ${FILTERS}`,
+  passing: `SELECT d.doc FROM json_each(@docs) c CROSS JOIN search_docs d ON d.doc = c.value WHERE ${FILTERS}`,
+  score: `SELECT ${BM25} AS score FROM search_fts WHERE search_fts MATCH @all AND rowid = CAST(@doc AS INTEGER)`,
+  inCatchline: 'SELECT 1 AS yes FROM search_fts WHERE search_fts MATCH @catchline AND rowid = CAST(@doc AS INTEGER)',
   hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
     WHERE search_fts MATCH @all AND search_fts.rowid = CAST(@doc AS INTEGER)`,
   ...STEMMER,
