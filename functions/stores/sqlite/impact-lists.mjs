@@ -169,6 +169,7 @@ function severalWords(prepared, sql, lists, query, depth) {
   if (bestCases([], true).some(reaches)) return null; // a version in no list could reach it
   const threats = partial.filter((p) => p.cases.some(reaches)).map((p) => p.doc);
   if (threats.length === 0) return docs;
+  if (threats.length > MAX_THREATS) return null;
   const passing = prepared(sql.passing)
     .all({ docs: JSON.stringify(threats), ...filters })
     .map((r) => r.doc);
@@ -185,6 +186,8 @@ function severalWords(prepared, sql, lists, query, depth) {
 }
 
 /** Threats scored one by one at most (about 10 µs each at 60,000 versions); more: the exact statement. */
-const MAX_RESOLVED = 32;
+const MAX_RESOLVED = 64;
+/** Threats checked against the filters at most (one statement over all of them); more: the exact statement. */
+const MAX_THREATS = 512;
 /** Rows of each list read first by a search of several words (-1: all). */
 const FIRST_DEPTH = 200;
