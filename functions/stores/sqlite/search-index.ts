@@ -131,15 +131,14 @@ const EXACT_SEARCH = `
   ORDER BY ${ORDER}`;
 
 /**
- * Impact lists: for each token held by many versions (at least `minDocs`), its first `prefix` versions in the exact
- * order of a one-word search for it (catchline first, then bm25, then the citation), numbered. bm25 depends on the
- * whole index (its number of versions, their mean length, the token's frequency), so lists are rebuilt whole at
- * refresh() and are not read once anything changed after that: the exact statement answers until the next refresh.
+ * Impact lists: for each token held by many versions (at least `minDocs`), the first `prefix` versions whose
+ * catchline holds it, then the first `prefix` of the others, each part in the exact order of a one-word search for
+ * it (bm25, then the citation), numbered on, with the version's bm25 for the token. bm25 depends on the whole index
+ * (its number of versions, their mean length, the token's frequency), so lists are rebuilt whole at refresh() and
+ * are not read once anything changed after that: the exact statement answers until the next refresh.
  *
- * A one-word search walks its token's list in that order through the filters and stops at `limit`: a few dozen
- * rows read instead of every match ranked. It gives the exact answer when it fills `limit` from the list (every
- * version after the list ranks below all of it) or when the list holds every version of the token; otherwise the
- * exact statement runs. Phrases and several words run the exact statement.
+ * How a search reads them, and when it gives up for the exact statement: impact-lists.mjs (oneWord, severalWords);
+ * docs/DECISIONS.md, "Embedded search engine".
  */
 const IMPACT_LISTS = {
   clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms;
@@ -174,14 +173,14 @@ const SEARCH = {
     SELECT p.doc FROM search_impacts p CROSS JOIN search_docs d ON d.doc = p.doc
     WHERE p.term = @term AND p.pos <= @through AND ${FILTERS}
     ORDER BY p.pos LIMIT @limit`,
-  // The CAST is needed: better-sqlite3 binds a JavaScript number as REAL, and FTS5 (3.53.2) then drops its
-  // `rowid =` constraint altogether and answers every match (test/contract/sqlite-impact-lists.test.ts).
   listRows: 'SELECT doc, score FROM search_impacts WHERE term = @term AND pos > @after AND pos <= @through ORDER BY pos LIMIT @depth',
   rankFiltered: `
     SELECT d.doc FROM json_each(@candidates) c CROSS JOIN search_docs d ON d.doc = json_extract(c.value, '$[0]')
     WHERE ${FILTERS}
     ORDER BY json_extract(c.value, '$[1]'), d.jurisdiction, d.corpus, d.key, d.id LIMIT @limit`,
   passing: `SELECT d.doc FROM json_each(@docs) c CROSS JOIN search_docs d ON d.doc = c.value WHERE ${FILTERS}`,
+  // The CASTs are needed: better-sqlite3 binds a JavaScript number as REAL, and FTS5 (3.53.2) then drops its
+  // `rowid =` constraint altogether and answers every match (found by test/contract/sqlite-impact-lists.test.ts).
   score: `SELECT ${BM25} AS score FROM search_fts WHERE search_fts MATCH @all AND rowid = CAST(@doc AS INTEGER)`,
   inCatchline: 'SELECT 1 AS yes FROM search_fts WHERE search_fts MATCH @catchline AND rowid = CAST(@doc AS INTEGER)',
   hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
@@ -234,8 +233,9 @@ export interface ImpactListOptions {
 }
 
 /**
- * At 5,000 versions a token's exact search costs about 2 ms (bench/RESULTS.md § 1h); 1,000 listed versions serve a
- * `limit` of up to 100 unless the filters keep fewer than one in ten of them.
+ * The exact statement costs about 0.6 µs a match on a quiet machine (`court`, 40,524 versions of the 60,000 of
+ * bench/search-engines.ts: 25 ms), so about 3 ms for a token of 5,000; 1,000 listed versions a part serve a `limit`
+ * of up to 100 unless the filters keep fewer than one in ten of them.
  */
 export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 5_000, prefix: 1_000 };
 
