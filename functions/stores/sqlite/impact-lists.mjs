@@ -148,7 +148,7 @@ function severalWords(prepared, sql, lists, query, depth) {
   for (const entry of known.values()) {
     const inCatchline = entry.catches === entry.seen ? 1 : 0;
     if (entry.seen === lists.length) full.push({ doc: entry.doc, inCatchline, score: sum(entry.scores) });
-    else partial.push({ doc: entry.doc, cases: bestCases(entry.scores, inCatchline === 1) });
+    else partial.push({ doc: entry.doc, cases: bestCases(entry.scores, inCatchline === 1), mayCatch: inCatchline === 1 });
   }
   const ranked = () => {
     full.sort((a, b) => b.inCatchline - a.inCatchline || a.score - b.score);
@@ -167,26 +167,32 @@ function severalWords(prepared, sql, lists, query, depth) {
   const last = docs.length === limit ? full.find((f) => f.doc === docs[limit - 1]) : null;
   const reaches = (v) => last === null || v.inCatchline > last.inCatchline || (v.inCatchline === last.inCatchline && v.score <= last.score);
   if (bestCases([], true).some(reaches)) return null; // a version in no list could reach it
-  const threats = partial.filter((p) => p.cases.some(reaches)).map((p) => p.doc);
+  const threats = partial.filter((p) => p.cases.some(reaches));
   if (threats.length === 0) return docs;
   if (threats.length > MAX_THREATS) return null;
-  const passing = prepared(sql.passing)
-    .all({ docs: JSON.stringify(threats), ...filters })
-    .map((r) => r.doc);
-  if (passing.length === 0) return docs;
-  if (passing.length > MAX_RESOLVED) return null;
-  // A few threats: FTS5 scores each (a seek per word: the same bm25 as the exact statement's), and they join the
-  // versions known in full. What was below the last hit stays below the new one, which ranks no lower.
-  for (const doc of passing) {
+  const passing = new Set(
+    prepared(sql.passing)
+      .all({ docs: JSON.stringify(threats.map((t) => t.doc)), ...filters })
+      .map((r) => r.doc),
+  );
+  if (passing.size === 0) return docs;
+  if (passing.size > MAX_RESOLVED) return null;
+  // A few threats: FTS5 scores each (the same bm25 as the exact statement's), and they join the versions known in
+  // full. What was below the last hit stays below the new one, which ranks no lower.
+  for (const { doc, mayCatch } of threats) {
+    if (!passing.has(doc)) continue;
     const scored = prepared(sql.score).get({ all: query.all, doc });
-    if (scored)
-      full.push({ doc, inCatchline: prepared(sql.inCatchline).get({ catchline: query.catchline, doc }) ? 1 : 0, score: scored.score });
+    const inCatchline = mayCatch && prepared(sql.inCatchline).get({ catchline: query.catchline, doc }) ? 1 : 0;
+    if (scored) full.push({ doc, inCatchline, score: scored.score });
   }
   return ranked();
 }
 
-/** Threats scored one by one at most (about 10 µs each at 60,000 versions); more: the exact statement. */
-const MAX_RESOLVED = 64;
+/**
+ * Threats scored one by one at most: FTS5's bm25 counts each word's versions at every call, so one costs about 0.7 ms
+ * at 60,000 versions and 2.3 ms at 300,000 (`court rule`, quiet machine); more: the exact statement.
+ */
+const MAX_RESOLVED = 4;
 /** Threats checked against the filters at most (one statement over all of them); more: the exact statement. */
 const MAX_THREATS = 512;
 /** Rows of each list read first by a search of several words (-1: all). */
