@@ -234,10 +234,11 @@ export interface ImpactListOptions {
 
 /**
  * The exact statement costs about 0.6 µs a match on a quiet machine (`court`, 40,524 versions of the 60,000 of
- * bench/search-engines.ts: 25 ms), so about 3 ms for a token of 5,000; 1,000 listed versions a part serve a `limit`
- * of up to 100 unless the filters keep fewer than one in ten of them.
+ * bench/search-engines.ts: 25 ms), so about 0.6 ms for a token of 1,000, which 16 searches queued on each of the two
+ * readers turn into 10 ms (at 5,000, the D.C. Code's `court` and `rule` had no list: docs/DECISIONS.md); 1,000 listed
+ * versions a part serve a `limit` of up to 100 unless the filters keep fewer than one in ten of them.
  */
-export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 5_000, prefix: 1_000 };
+export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 1_000, prefix: 1_000 };
 
 type SearchPath = 'oneWord' | 'severalWords' | 'exact';
 
