@@ -3,7 +3,10 @@
  * store (bench/synthetic-uslm.ts: 3 editions of N sections, real sentences of the sample recombined), fed directly
  * as SearchDocuments (no XML, no version store), in one process per engine so that each RSS is its own:
  *
- *   node --import tsx bench/search-engines.ts ENGINE [SECTIONS] [DIR]     ENGINE: sqlite | minisearch | pglite
+ *   node --import tsx bench/search-engines.ts ENGINE [SECTIONS] [DIR]
+ *
+ * ENGINE: sqlite (FTS5 with impact lists, the default) | sqlite-exact (FTS5 ranking every match, as before the
+ * lists) | minisearch | pglite.
  *
  * Prints one `RESULT {json}` line: build time, size on disk, RSS, reopen time, and search latency (broad and narrow
  * queries, 1 and 32 at a time, through the adapter, no HTTP). `bench/search-engines.sh`-style driving is left to the
@@ -158,15 +161,16 @@ async function main(): Promise<void> {
   const out: Record<string, unknown> = { engine, sections, versions: sections * EDITION_DATES.length, broad, narrow };
   let t = performance.now();
 
-  if (engine === 'sqlite') {
+  if (engine === 'sqlite' || engine === 'sqlite-exact') {
     const file = join(dir, 'search.sqlite');
-    const index = await SqliteSearchIndex.open(file, { timeouts: { request: 60_000 } });
+    const options = { timeouts: { request: 60_000 }, ...(engine === 'sqlite-exact' && { impactLists: false as const }) };
+    const index = await SqliteSearchIndex.open(file, options);
     out.versions = await fill(index, syntheticDocuments(pool, sections), 2_000);
     out.buildMs = performance.now() - t;
     await index.close();
     out.bytes = await dirBytes(dir);
     t = performance.now();
-    const reopened = await SqliteSearchIndex.open(file, { timeouts: { request: 60_000 } });
+    const reopened = await SqliteSearchIndex.open(file, options);
     out.openMs = performance.now() - t;
     const search: Search = (q) => reopened.search(q);
     console.error(`PHASE ${JSON.stringify(out)}`);
@@ -174,6 +178,11 @@ async function main(): Promise<void> {
     console.error(`PHASE ${JSON.stringify(out)}`);
     out.narrowLatency = await latency(search, narrow);
     out.rssMiB = rssMiB() - rssBefore;
+    out.answeredBy = reopened.answeredBy;
+    const [lists] = await reopened.workers.all<{ terms: number; rows: number }>(
+      'SELECT (SELECT count(*) FROM search_impact_terms) AS terms, (SELECT count(*) FROM search_impacts) AS rows',
+    );
+    out.impactLists = lists;
     await reopened.close();
   } else if (engine === 'pglite') {
     const pg = await openPgliteThread(join(dir, 'postgres'));

@@ -455,6 +455,115 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
       });
     });
 
+    describe('after refresh, with a word in many documents (what an index may prepare ahead for such words)', () => {
+      beforeEach(async () => {
+        await fixture.clear();
+      });
+
+      /** `rent` `n` times among 8 words of body: more is better, all else equal (same length, same catchline size). */
+      const rentDoc = (key: string, n: number, over: Partial<DocSpec> = {}) =>
+        searchDoc({
+          key,
+          catchline: `Section ${key}.`,
+          body: [...Array(n).fill('rent'), ...Array(8 - n).fill('lorem')].join(' '),
+          ...over,
+        });
+      const cite = (hits: SearchHit[]) => hits.map((h) => `${h.citation.jurisdiction}/${h.citation.corpus}/${h.citation.key}`);
+
+      it('keeps ties in citation order at the edge of `limit`', async () => {
+        const same = { catchline: 'Notice.', body: 'Notice of rent shall be given in writing.' };
+        await index.upsert([
+          searchDoc({ key: 'b', jurisdiction: 'us', ...same }),
+          searchDoc({ key: 'b', jurisdiction: 'dc', corpus: 'rules', ...same }),
+          searchDoc({ key: 'c', jurisdiction: 'dc', ...same }),
+          searchDoc({ key: 'a', jurisdiction: 'dc', corpus: 'rules', ...same }),
+          searchDoc({ key: 'b', jurisdiction: 'dc', ...same }),
+          searchDoc({ key: 'a', jurisdiction: 'us', ...same }),
+        ]);
+        await index.refresh();
+
+        expect(cite(await index.search(query('notice', { limit: 3 })))).toEqual(['dc/rules/a', 'dc/rules/b', 'dc/statutes/b']);
+        expect(cite(await index.search(query('notice', { limit: 5 })))).toEqual([
+          'dc/rules/a',
+          'dc/rules/b',
+          'dc/statutes/b',
+          'dc/statutes/c',
+          'us/statutes/a',
+        ]);
+      });
+
+      it('puts a catchline match first even when its body scores below the others', async () => {
+        await index.upsert([
+          ...[1, 2, 3, 4, 5, 6].map((n) => rentDoc(`k${n}`, n)),
+          searchDoc({ key: 'z', catchline: 'Rent.', body: `Lorem ${'ipsum '.repeat(200)}` }),
+        ]);
+        await index.refresh();
+
+        expect(keys(await index.search(query('rent', { limit: 3 })))).toEqual(['z', 'k6', 'k5']);
+        expect(keys(await index.search(query('rents')))).toEqual(['z', 'k6', 'k5', 'k4', 'k3', 'k2', 'k1']);
+      });
+
+      it('skips the best-ranked documents the date does not hold, however many', async () => {
+        const ended = { validTo: '2021-01-01T00:00:00-05:00' };
+        await index.upsert([...[1, 2, 3].map((n) => rentDoc(`k${n}`, n)), ...[4, 5, 6, 7, 8].map((n) => rentDoc(`k${n}`, n, ended))]);
+        await index.refresh();
+
+        expect(keys(await index.search(query('rent', { limit: 2 })))).toEqual(['k3', 'k2']);
+        expect(keys(await index.search(query('rent', { limit: 2, asOf: '2020-06-01' })))).toEqual(['k8', 'k7']);
+        expect(keys(await index.search(query('rent', { asOf: '2019-06-01' })))).toEqual([]);
+      });
+
+      it('filters by jurisdiction and corpus a word common in another jurisdiction only', async () => {
+        await index.upsert([
+          ...[3, 4, 5, 6, 7, 8].map((n) => rentDoc(`u${n}`, n, { jurisdiction: 'us' })),
+          rentDoc('d1', 1),
+          rentDoc('d2', 2, { corpus: 'rules' }),
+          rentDoc('d3', 2),
+        ]);
+        await index.refresh();
+
+        expect(keys(await index.search(query('rent', { jurisdictions: ['dc'] })))).toEqual(['d2', 'd3', 'd1']);
+        expect(keys(await index.search(query('rent', { jurisdictions: ['dc'], corpus: 'statutes' })))).toEqual(['d3', 'd1']);
+        expect(keys(await index.search(query('rent', { jurisdictions: ['dc', 'us'], limit: 3 })))).toEqual(['u8', 'u7', 'u6']);
+        expect(keys(await index.search(query('rent', { jurisdictions: ['tn'] })))).toEqual([]);
+      });
+
+      it('answers from what changed after the refresh: new, rewritten, ended and removed documents', async () => {
+        const docs = [1, 2, 3, 4, 5, 6].map((n) => rentDoc(`k${n}`, n));
+        await index.upsert(docs);
+        await index.refresh();
+        expect(keys(await index.search(query('rent', { limit: 3 })))).toEqual(['k6', 'k5', 'k4']);
+
+        await index.upsert([
+          searchDoc({ key: 'new', catchline: 'Rent control.', body: 'Lorem.' }),
+          rentDoc('k5', 0, { catchline: 'Section k5.', body: 'Lorem ipsum.' }),
+          rentDoc('k1', 8),
+        ]);
+        await index.setValidTo(docs[5]!.id, '2022-01-01T00:00:00-05:00');
+        await index.remove([docs[3]!.id]);
+
+        const expected = ['new', 'k1', 'k3', 'k2'];
+        expect(keys(await index.search(query('rent')))).toEqual(expected);
+        await index.refresh();
+        expect(keys(await index.search(query('rent')))).toEqual(expected);
+        expect(keys(await index.search(query('rent', { limit: 2 })))).toEqual(expected.slice(0, 2));
+      });
+
+      it('ranks phrases and several words as without a refresh', async () => {
+        await index.upsert([
+          ...[1, 2, 3, 4, 5].map((n) => rentDoc(`k${n}`, n, { body: `${'rent '.repeat(n)}control board` })),
+          searchDoc({ key: 'c', catchline: 'Rent board.', body: 'Control.' }),
+        ]);
+        const before = await Promise.all(['rent board', '"rent control"', 'rent', 'board'].map((q) => index.search(query(q))));
+        await index.refresh();
+        const after = await Promise.all(['rent board', '"rent control"', 'rent', 'board'].map((q) => index.search(query(q))));
+
+        expect(after.map(keys)).toEqual(before.map(keys));
+        expect(keys(after[0]!)[0]).toBe('c');
+        expect(keys(after[1]!).sort()).toEqual(['k1', 'k2', 'k3', 'k4', 'k5']);
+      });
+    });
+
     describe('on real law texts (data/sample)', () => {
       const samples = loadSampleDocuments();
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SearchQuery } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { ftsQuery } from '#stores/sqlite/fts-query.ts';
-import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
+import { SqliteSearchIndex, type SqliteSearchIndexOptions } from '#stores/sqlite/search-index.ts';
 import { describeSearchIndexContract, searchDoc } from './search-index.contract.ts';
 
 const dirs: string[] = [];
@@ -18,9 +18,9 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-describeSearchIndexContract('SQLite FTS5 in worker threads', {
+const sqliteFactory = (options: SqliteSearchIndexOptions) => ({
   open: async () => {
-    const index = await SqliteSearchIndex.open(await tempFile());
+    const index = await SqliteSearchIndex.open(await tempFile(), options);
     return {
       index,
       clear: async () => {
@@ -36,6 +36,12 @@ describeSearchIndexContract('SQLite FTS5 in worker threads', {
   },
 });
 
+describeSearchIndexContract('SQLite FTS5 in worker threads', sqliteFactory({}));
+// Impact lists on every word held by 2 documents, 4 documents long: the walks, their early stops and their falls back
+// to the exact statement all happen on the contract's small documents.
+describeSearchIndexContract('SQLite FTS5, impact lists on every frequent word', sqliteFactory({ impactLists: { minDocs: 2, prefix: 4 } }));
+describeSearchIndexContract('SQLite FTS5, no impact lists', sqliteFactory({ impactLists: false }));
+
 const query = (q: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
   q,
   jurisdictions: null,
@@ -50,8 +56,10 @@ describe('ftsQuery: keywords as FTS5 match expressions', () => {
     expect(ftsQuery('Notice of the APPEAL notice')).toEqual({
       all: '"notice" "appeal"',
       catchline: '{catchline} : ("notice" "appeal")',
+      words: ['notice', 'appeal'],
     });
-    expect(ftsQuery('"the notice of appeal" brief')?.all).toBe('"brief" "notice of appeal"');
+    expect(ftsQuery('"the notice of appeal" brief')).toMatchObject({ all: '"brief" "notice of appeal"', words: [] });
+    expect(ftsQuery('"the notice" brief')).toMatchObject({ all: '"brief" "notice"', words: ['brief', 'notice'] });
   });
 
   it('reads no operator: OR, NOT, NEAR, *, :, ^ and quotes inside words are words or separators', () => {

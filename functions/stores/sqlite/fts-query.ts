@@ -34,6 +34,8 @@ export interface FtsQuery {
   all: string;
   /** The same, in the catchline alone: a hit whose catchline holds the whole query ranks above every other. */
   catchline: string;
+  /** The distinct terms as one word each (a phrase of one word is one), or none when a phrase has several. */
+  words: string[];
 }
 
 /**
@@ -42,13 +44,14 @@ export interface FtsQuery {
  */
 export function ftsQuery(q: string): FtsQuery | null {
   const { words, phrases } = parseKeywords(q);
-  const terms = new Set<string>();
-  for (const token of tokensOf(words)) if (!STOP_WORDS.has(token)) terms.add(quoted(token));
+  const terms = new Map<string, string[]>();
+  for (const token of tokensOf(words)) if (!STOP_WORDS.has(token)) terms.set(quoted(token), [token]);
   for (const phrase of phrases) {
     const tokens = phraseTokens(phrase);
-    if (tokens.length > 0) terms.add(quoted(tokens.join(' ')));
+    if (tokens.length > 0) terms.set(quoted(tokens.join(' ')), tokens);
   }
   if (terms.size === 0) return null;
-  const all = [...terms].join(' ');
-  return { all, catchline: `{catchline} : (${all})` };
+  const all = [...terms.keys()].join(' ');
+  const tokens = [...terms.values()];
+  return { all, catchline: `{catchline} : (${all})`, words: tokens.every((t) => t.length === 1) ? tokens.flat() : [] };
 }

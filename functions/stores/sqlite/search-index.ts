@@ -9,7 +9,7 @@ import { SqliteWorkers, type SqliteWorkersOptions, type WorkerLane } from './sql
  * The layout's version. A data dir whose index has another (or none) gets a new, empty one, which its owner fills
  * from the version store (functions/local/search-build.ts).
  */
-export const SQLITE_SEARCH_SCHEMA_VERSION = '1';
+export const SQLITE_SEARCH_SCHEMA_VERSION = '2';
 
 /**
  * Two tables per version: `search_docs`, narrow (what a search filters and sorts on: validity as yyyymmdd integers,
@@ -18,7 +18,15 @@ export const SQLITE_SEARCH_SCHEMA_VERSION = '1';
  * what a broad search reads for each of its matches, so it is kept small enough to stay in the cache. Porter stemming
  * over unicode61 tokens matches other forms of a word as PostgreSQL's english configuration does (agreements →
  * agreement, strangling → strangled).
+ *
+ * Impact lists (`search_impacts`, one row per listed version of a token, in the search's order; `search_impact_terms`,
+ * the tokens listed): see IMPACT_LISTS. Any change to the text or to what orders hits marks them stale
+ * (`search_meta.impacts`), and a stale list is not read; validity is not part of them (a walk joins search_docs), so
+ * ending a version leaves them fresh.
  */
+const TOKENIZER = `'porter unicode61 remove_diacritics 2'`;
+const STALE = `UPDATE search_meta SET value = 'stale' WHERE name = 'impacts' AND value <> 'stale';`;
+
 const SCHEMA = `
   CREATE TABLE search_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE search_docs (
@@ -32,27 +40,43 @@ const SCHEMA = `
   );
   CREATE TABLE search_text (doc INTEGER PRIMARY KEY, catchline TEXT NOT NULL, body TEXT NOT NULL, hit TEXT NOT NULL);
   CREATE VIRTUAL TABLE search_fts USING fts5(
-    catchline, body, content = 'search_text', content_rowid = 'doc', tokenize = 'porter unicode61 remove_diacritics 2'
+    catchline, body, content = 'search_text', content_rowid = 'doc', tokenize = ${TOKENIZER}
   );
+  CREATE TABLE search_impacts (
+    term TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    doc INTEGER NOT NULL,
+    catch INTEGER NOT NULL,
+    score REAL NOT NULL,
+    PRIMARY KEY (term, pos)
+  ) WITHOUT ROWID;
+  CREATE TABLE search_impact_terms (
+    term TEXT PRIMARY KEY,
+    catch_rows INTEGER NOT NULL,
+    catch_complete INTEGER NOT NULL,
+    body_complete INTEGER NOT NULL
+  ) WITHOUT ROWID;
   CREATE TRIGGER search_docs_deleted AFTER DELETE ON search_docs BEGIN
     DELETE FROM search_text WHERE doc = old.doc;
   END;
+  CREATE TRIGGER search_docs_reordered AFTER UPDATE OF jurisdiction, corpus, key, id ON search_docs BEGIN ${STALE} END;
   CREATE TRIGGER search_text_inserted AFTER INSERT ON search_text BEGIN
-    INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body);
+    INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body); ${STALE}
   END;
   CREATE TRIGGER search_text_deleted AFTER DELETE ON search_text BEGIN
-    INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body);
+    INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body); ${STALE}
   END;
   CREATE TRIGGER search_text_retexted AFTER UPDATE ON search_text
   WHEN old.catchline IS NOT new.catchline OR old.body IS NOT new.body BEGIN
     INSERT INTO search_fts (search_fts, rowid, catchline, body) VALUES ('delete', old.doc, old.catchline, old.body);
-    INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body);
+    INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body); ${STALE}
   END;
-  INSERT INTO search_meta (name, value) VALUES ('schema', '${SQLITE_SEARCH_SCHEMA_VERSION}'), ('built', 'no');`;
+  INSERT INTO search_meta (name, value)
+  VALUES ('schema', '${SQLITE_SEARCH_SCHEMA_VERSION}'), ('built', 'no'), ('impacts', 'stale');`;
 
 const DROP = `
   DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_text; DROP TABLE IF EXISTS search_docs;
-  DROP TABLE IF EXISTS search_meta;`;
+  DROP TABLE IF EXISTS search_impacts; DROP TABLE IF EXISTS search_impact_terms; DROP TABLE IF EXISTS search_meta;`;
 
 const DOC_COLUMNS = ['jurisdiction', 'corpus', 'key', 'valid_from', 'valid_to'] as const;
 const TEXT_COLUMNS = ['catchline', 'body', 'hit'] as const;
@@ -78,26 +102,91 @@ const BM25 = 'bm25(search_fts, 2.5, 1.0)';
 /** Tokens of a snippet (FTS5's snippet(): one fragment around the densest matches; at most 64). */
 const SNIPPET_TOKENS = 30;
 
-/**
- * One statement: FTS5 finds the versions holding every term, the validity / jurisdiction / corpus filters cut them
- * down, all survivors are ranked, and only the `limit` best get a snippet. Order: a catchline holding the whole query
- * first, then bm25 (lower is better), then the citation in byte order so results are reproducible.
- */
-const SEARCH = `
-  SELECT x.hit, x.catchline, snippet(search_fts, 1, char(1), char(2), ' … ', ${SNIPPET_TOKENS}) AS marked
-  FROM (
-    SELECT d.doc, d.jurisdiction, d.corpus, d.key, d.id,
-           d.doc IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline) AS in_catchline,
-           ${BM25} AS score
+/** The filters of a search, on `search_docs d`. */
+const FILTERS = `d.valid_from <= @asOf AND @asOf < d.valid_to
+  AND (@jurisdictions IS NULL OR d.jurisdiction IN (SELECT value FROM json_each(@jurisdictions)))
+  AND (@corpus IS NULL OR d.corpus = @corpus)`;
+/** The order of hits: a catchline holding the whole query first, then bm25 (lower is better), then the citation. */
+const ORDER = 'in_catchline DESC, score, d.jurisdiction, d.corpus, d.key, d.id';
+const IN_CATCHLINE = 'd.doc IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline)';
+/** One hit as a search returns it: its stored fields, its catchline, and a snippet marked for the query. */
+const HIT_COLUMNS = `x.hit, x.catchline, snippet(search_fts, 1, char(1), char(2), ' … ', ${SNIPPET_TOKENS}) AS marked`;
+
+/** The `limit` best versions holding every term of @all that `filters` keep, best first (as `d`). */
+const ranked = (filters: string) => `
+    SELECT d.doc, d.jurisdiction, d.corpus, d.key, d.id, ${IN_CATCHLINE} AS in_catchline, ${BM25} AS score
     FROM search_fts JOIN search_docs d ON d.doc = search_fts.rowid
-    WHERE search_fts MATCH @all AND d.valid_from <= @asOf AND @asOf < d.valid_to
-      AND (@jurisdictions IS NULL OR d.jurisdiction IN (SELECT value FROM json_each(@jurisdictions)))
-      AND (@corpus IS NULL OR d.corpus = @corpus)
-    ORDER BY in_catchline DESC, score, d.jurisdiction, d.corpus, d.key, d.id
-    LIMIT @limit
-  ) t JOIN search_fts ON search_fts.rowid = t.doc JOIN search_text x ON x.doc = t.doc
+    WHERE search_fts MATCH @all AND ${filters}
+    ORDER BY ${ORDER}
+    LIMIT @limit`;
+
+/**
+ * The exact search, one statement: FTS5 finds the versions holding every term, the filters cut them down, all
+ * survivors are ranked, and only the `limit` best get a snippet. Its cost grows with the matches.
+ */
+const EXACT_SEARCH = `
+  SELECT ${HIT_COLUMNS}
+  FROM (${ranked(FILTERS)}) d JOIN search_fts ON search_fts.rowid = d.doc JOIN search_text x ON x.doc = d.doc
   WHERE search_fts MATCH @all
-  ORDER BY t.in_catchline DESC, t.score, t.jurisdiction, t.corpus, t.key, t.id`;
+  ORDER BY ${ORDER}`;
+
+/**
+ * Impact lists: for each token held by many versions (at least `minDocs`), the first `prefix` versions whose
+ * catchline holds it, then the first `prefix` of the others, each part in the exact order of a one-word search for
+ * it (bm25, then the citation), numbered on, with the version's bm25 for the token. bm25 depends on the whole index
+ * (its number of versions, their mean length, the token's frequency), so lists are rebuilt whole at refresh() and
+ * are not read once anything changed after that: the exact statement answers until the next refresh.
+ *
+ * How a search reads them, and when it gives up for the exact statement: impact-lists.mjs (oneWord, severalWords);
+ * docs/DECISIONS.md, "Embedded search engine".
+ */
+const IMPACT_LISTS = {
+  clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms;
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');`,
+  frequent: 'SELECT term FROM temp.search_vocab WHERE doc >= @minDocs',
+  insertCatch: `
+    INSERT INTO search_impacts (term, pos, doc, catch, score)
+    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc, 1, d.score FROM (${ranked(IN_CATCHLINE)}) d`,
+  insertBody: `
+    INSERT INTO search_impacts (term, pos, doc, catch, score)
+    SELECT @term, @offset + row_number() OVER (ORDER BY ${ORDER}), d.doc, 0, d.score FROM (${ranked(`NOT ${IN_CATCHLINE}`)}) d`,
+  term: `INSERT INTO search_impact_terms (term, catch_rows, catch_complete, body_complete)
+    VALUES (@term, @catchRows, @catchComplete, @bodyComplete)`,
+  fresh: `UPDATE search_meta SET value = 'fresh' WHERE name = 'impacts'`,
+} as const;
+
+/** Tokens as the index makes them, through a one-row FTS5 table per connection (impact-lists.mjs, stemsOf). */
+const STEMMER = {
+  stemmer: `CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_stem USING fts5(word, tokenize = ${TOKENIZER});
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_stem_tokens USING fts5vocab(temp, search_stem, 'instance');`,
+  stemPut: 'INSERT INTO temp.search_stem (rowid, word) VALUES (@i, @word)',
+  stemRead: 'SELECT doc AS i, term AS token FROM temp.search_stem_tokens ORDER BY doc, offset',
+  stemClear: 'DELETE FROM temp.search_stem',
+} as const;
+
+const SEARCH = {
+  exact: EXACT_SEARCH,
+  state: `SELECT value FROM search_meta WHERE name = 'impacts'`,
+  list: `SELECT catch_rows AS catchRows, catch_complete AS catchComplete, body_complete AS bodyComplete
+    FROM search_impact_terms WHERE term = @term`,
+  walk: `
+    SELECT p.doc FROM search_impacts p CROSS JOIN search_docs d ON d.doc = p.doc
+    WHERE p.term = @term AND p.pos <= @through AND ${FILTERS}
+    ORDER BY p.pos LIMIT @limit`,
+  listRows: 'SELECT doc, score FROM search_impacts WHERE term = @term AND pos > @after AND pos <= @through ORDER BY pos LIMIT @depth',
+  rankFiltered: `
+    SELECT d.doc FROM json_each(@candidates) c CROSS JOIN search_docs d ON d.doc = json_extract(c.value, '$[0]')
+    WHERE ${FILTERS}
+    ORDER BY json_extract(c.value, '$[1]'), d.jurisdiction, d.corpus, d.key, d.id LIMIT @limit`,
+  passing: `SELECT d.doc FROM json_each(@docs) c CROSS JOIN search_docs d ON d.doc = c.value WHERE ${FILTERS}`,
+  // The CASTs are needed: better-sqlite3 binds a JavaScript number as REAL, and FTS5 (3.53.2) then drops its
+  // `rowid =` constraint altogether and answers every match (found by test/contract/sqlite-impact-lists.test.ts).
+  score: `SELECT ${BM25} AS score FROM search_fts WHERE search_fts MATCH @all AND rowid = CAST(@doc AS INTEGER)`,
+  inCatchline: 'SELECT 1 AS yes FROM search_fts WHERE search_fts MATCH @catchline AND rowid = CAST(@doc AS INTEGER)',
+  hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
+    WHERE search_fts MATCH @all AND search_fts.rowid = CAST(@doc AS INTEGER)`,
+  ...STEMMER,
+} as const;
 
 /** What a hit shows beside its catchline and snippet, stored as JSON. */
 interface StoredHit {
@@ -136,7 +225,27 @@ async function ensureSchema(writer: WorkerLane): Promise<void> {
   await writer.run({ kind: 'exec', sql: `BEGIN; ${DROP} ${SCHEMA} COMMIT;` });
 }
 
-export type SqliteSearchIndexOptions = SqliteWorkersOptions;
+export interface ImpactListOptions {
+  /** Tokens held by at least this many versions get a list (fewer: the exact statement is cheap). */
+  minDocs: number;
+  /** Versions per list. */
+  prefix: number;
+}
+
+/**
+ * The exact statement costs about 0.6 µs a match on a quiet machine (`court`, 40,524 versions of the 60,000 of
+ * bench/search-engines.ts: 25 ms), so about 0.6 ms for a token of 1,000, which 16 searches queued on each of the two
+ * readers turn into 10 ms (at 5,000, the D.C. Code's `court` and `rule` had no list: docs/DECISIONS.md); 1,000 listed
+ * versions a part serve a `limit` of up to 100 unless the filters keep fewer than one in ten of them.
+ */
+export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 1_000, prefix: 1_000 };
+
+type SearchPath = 'oneWord' | 'severalWords' | 'exact';
+
+export interface SqliteSearchIndexOptions extends SqliteWorkersOptions {
+  /** false: never build nor read impact lists (every search ranks all its matches, as before issue 17's lists). */
+  impactLists?: ImpactListOptions | false;
+}
 
 /**
  * Whether better-sqlite3 is installed and its native module loads. It is an optional dependency: its binary comes
@@ -158,10 +267,17 @@ export async function sqliteAvailable(): Promise<boolean> {
  * event loop, and a search past its budget is answered 503 while the others go on.
  */
 export class SqliteSearchIndex implements SearchIndex {
-  private constructor(readonly workers: SqliteWorkers) {}
+  /** Searches answered from the impact lists (one word, several), and by the exact statement (for tests, benchmarks). */
+  readonly answeredBy: Record<SearchPath, number> = { oneWord: 0, severalWords: 0, exact: 0 };
+
+  private constructor(
+    readonly workers: SqliteWorkers,
+    private readonly impactLists: ImpactListOptions | false,
+  ) {}
 
   static async open(file: string, options: SqliteSearchIndexOptions = {}): Promise<SqliteSearchIndex> {
-    return new SqliteSearchIndex(await SqliteWorkers.open(file, ensureSchema, options));
+    const { impactLists = DEFAULT_IMPACT_LISTS, ...workers } = options;
+    return new SqliteSearchIndex(await SqliteWorkers.open(file, ensureSchema, workers), impactLists);
   }
 
   /** Whether the index was filled from the version store since it was created (see markBuilt). */
@@ -193,18 +309,21 @@ export class SqliteSearchIndex implements SearchIndex {
   async search(query: SearchQuery): Promise<SearchHit[]> {
     const match = ftsQuery(query.q);
     if (!match || query.limit < 1 || query.jurisdictions?.length === 0) return [];
-    const rows = await this.workers.all<{ hit: string; catchline: string; marked: string }>(
+    const params = {
+      all: match.all,
+      catchline: match.catchline,
+      asOf: dayNumber(query.asOf),
+      jurisdictions: query.jurisdictions ? JSON.stringify(query.jurisdictions) : null,
+      corpus: query.corpus,
+      limit: Math.floor(query.limit),
+    };
+    const { rows, path } = await this.workers.call<{ rows: { hit: string; catchline: string; marked: string }[]; path: SearchPath }>(
+      'searchTopK',
       SEARCH,
-      {
-        all: match.all,
-        catchline: match.catchline,
-        asOf: dayNumber(query.asOf),
-        jurisdictions: query.jurisdictions ? JSON.stringify(query.jurisdictions) : null,
-        corpus: query.corpus,
-        limit: Math.floor(query.limit),
-      },
-      'request',
+      { query: params, words: this.impactLists ? match.words : [] },
+      { lane: 'reader', budget: 'request' },
     );
+    this.answeredBy[path]++;
     return rows.map((r) => {
       const hit = JSON.parse(r.hit) as StoredHit;
       return {
@@ -219,10 +338,21 @@ export class SqliteSearchIndex implements SearchIndex {
     });
   }
 
-  /** After a bulk change: FTS5's segments merged into one b-tree (fewer to read per term), the WAL folded back. */
+  /**
+   * After a bulk change: FTS5's segments merged into one b-tree (fewer to read per term), the impact lists rebuilt if
+   * anything changed since they were built, the WAL folded back.
+   */
   async refresh(): Promise<void> {
     await this.workers.exec(`INSERT INTO search_fts (search_fts) VALUES ('optimize'); PRAGMA optimize;`);
+    if (this.impactLists && !(await this.impactListsFresh())) {
+      await this.workers.call('buildImpactLists', { ...IMPACT_LISTS, ...STEMMER }, { ...this.impactLists }, { lane: 'writer' });
+    }
     await this.workers.writerAll('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+
+  private async impactListsFresh(): Promise<boolean> {
+    const rows = await this.workers.writerAll<{ value: string }>(SEARCH.state);
+    return rows[0]?.value === 'fresh';
   }
 
   async count(): Promise<number> {

@@ -3,6 +3,7 @@
 // it is sent; every statement is written on the TypeScript side.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { buildImpactLists, searchTopK } from './impact-lists.mjs';
 
 const { file, readonly, pragmas } = workerData;
 
@@ -41,7 +42,10 @@ const batch = (sql, rows) =>
     return changes;
   })();
 
-parentPort.on('message', ({ id, kind, sql, params, rows }) => {
+/** What a `call` may run: procedures of more than one statement, each a function of (db, prepared, sql, params). */
+const procedures = { buildImpactLists, searchTopK };
+
+parentPort.on('message', ({ id, kind, sql, params, rows, procedure }) => {
   try {
     if (kind === 'close') {
       db?.close();
@@ -51,6 +55,7 @@ parentPort.on('message', ({ id, kind, sql, params, rows }) => {
     }
     if (kind === 'all') parentPort.postMessage({ id, rows: prepared(sql).all(params ?? []) });
     else if (kind === 'batch') parentPort.postMessage({ id, changes: batch(sql, rows) });
+    else if (kind === 'call') parentPort.postMessage({ id, result: procedures[procedure](db, prepared, sql, params) });
     else if (kind === 'exec') {
       db.exec(sql);
       parentPort.postMessage({ id });

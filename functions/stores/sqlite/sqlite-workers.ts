@@ -10,12 +10,16 @@ export type SqlParams = readonly unknown[] | Record<string, unknown>;
 /** A statement with a budget starts only while at least this share of it is left (as in PgliteThread). */
 const START_WITHIN_SHARE_OF_BUDGET = 0.5;
 
+/** A procedure of impact-lists.mjs: several statements (named in `sql`) and the logic between them, in the thread. */
+export type ProcedureName = 'buildImpactLists' | 'searchTopK';
+
 interface Message {
-  kind: 'all' | 'batch' | 'exec' | 'sleep';
-  /** Several only in a batch: each runs in turn with the same parameters. */
-  sql: string | readonly string[];
-  params?: SqlParams;
+  kind: 'all' | 'batch' | 'exec' | 'sleep' | 'call';
+  /** Several only in a batch (each runs in turn with the same parameters) or a call (by name). */
+  sql: string | readonly string[] | Readonly<Record<string, string>>;
+  params?: SqlParams | Readonly<Record<string, unknown>>;
   rows?: readonly SqlParams[];
+  procedure?: ProcedureName;
 }
 
 interface Reply {
@@ -23,6 +27,7 @@ interface Reply {
   ready?: boolean;
   rows?: unknown[];
   changes?: number;
+  result?: unknown;
   error?: { name: string; message: string; code?: string };
 }
 
@@ -318,6 +323,19 @@ export class SqliteWorkers {
   async all<T>(sql: string, params: SqlParams = [], budget: StatementBudget = 'job'): Promise<T[]> {
     const reply = await this.readers.run({ kind: 'all', sql, params }, this.limits(budget));
     return (reply.rows ?? []) as T[];
+  }
+
+  /** A procedure of impact-lists.mjs on a reader thread (`lane` 'reader') or on the writer; what it returns. */
+  async call<T>(
+    procedure: ProcedureName,
+    sql: Readonly<Record<string, string>>,
+    params: Readonly<Record<string, unknown>>,
+    on: { lane: 'reader'; budget: StatementBudget } | { lane: 'writer' },
+  ): Promise<T> {
+    const message = { kind: 'call', procedure, sql, params } as const;
+    const reply =
+      on.lane === 'reader' ? await this.readers.run(message, this.limits(on.budget)) : await this.writer.run(message, this.limits('job'));
+    return reply.result as T;
   }
 
   /** A read or write on the writer thread (sees what the writer wrote, before any reader does). */
