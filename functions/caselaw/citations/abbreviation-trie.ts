@@ -8,16 +8,25 @@
  */
 import type { Abbreviation } from './reporters.ts';
 
+/** Children are looked up by the walk through `only` or `ascii` (cheaper than the map), the map kept for the rest. */
 interface Node {
   next: Map<number, Node> | undefined;
-  /** The ASCII children of a node with several, by code: an array index is cheaper than a map lookup in the walk. */
+  /** The code of a node's one child, else -1. */
+  only: number;
+  onlyChild: Node | undefined;
+  /** The ASCII children of a node with several, by code. */
   ascii: Array<Node | undefined> | undefined;
   value: Abbreviation | undefined;
 }
 
+function newNode(): Node {
+  return { next: undefined, only: -1, onlyChild: undefined, ascii: undefined, value: undefined };
+}
+
 /** The child of `node` for `code`, if any. */
 function child(node: Node, code: number): Node | undefined {
-  return node.ascii !== undefined && code < 128 ? node.ascii[code] : node.next?.get(code);
+  if (node.ascii === undefined) return code === node.only ? node.onlyChild : undefined;
+  return code < 128 ? node.ascii[code] : node.next?.get(code);
 }
 
 /**
@@ -48,11 +57,11 @@ export function isSpace(code: number): boolean {
 }
 
 export class AbbreviationTrie {
-  private readonly root: Node = { next: undefined, ascii: undefined, value: undefined };
+  private readonly root: Node = newNode();
 
   constructor(abbreviations: Iterable<Abbreviation>) {
     for (const a of abbreviations) this.add(a);
-    indexAscii(this.root);
+    indexChildren(this.root);
     for (const [first, node] of this.root.next ?? []) {
       for (const second of node.next?.keys() ?? []) {
         if (first < 128 && second < 128) this.pairs[first * 128 + second] = 1;
@@ -72,7 +81,7 @@ export class AbbreviationTrie {
       node.next ??= new Map();
       let child = node.next.get(code);
       if (!child) {
-        child = { next: undefined, ascii: undefined, value: undefined };
+        child = newNode();
         node.next.set(code, child);
       }
       node = child;
@@ -146,12 +155,16 @@ export class AbbreviationTrie {
   private readonly branchAt: number[] = [];
 }
 
-/** Gives every node with more than one child its ASCII children as an array. */
-function indexAscii(root: Node): void {
+/** Gives a node with one child its `only`, every node with more its ASCII children as an array. */
+function indexChildren(root: Node): void {
   const stack = [root];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (!node.next) continue;
-    if (node.next.size > 1) {
+    if (node.next.size === 1) {
+      const [code, next] = node.next.entries().next().value!;
+      node.only = code;
+      node.onlyChild = next;
+    } else {
       node.ascii = new Array<Node | undefined>(128).fill(undefined);
       for (const [code, next] of node.next) if (code < 128) node.ascii[code] = next;
     }

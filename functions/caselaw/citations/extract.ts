@@ -66,6 +66,27 @@ const enum Code {
   Section = 0xa7,
 }
 
+// biome-ignore lint/suspicious/noConstEnum: as Code above
+const enum Start {
+  /** Lower-case letters, spaces, punctuation, `0`: most of a text. */
+  Nothing = 0,
+  /** A digit other than `0`: a volume. */
+  Volume = 1,
+  /** A capital: a citation without a volume (`T.C. Memo. 2019-233`). */
+  Word = 2,
+  /** `_`, `–`, `—`: a placeholder for a volume not yet assigned. */
+  Blank = 3,
+}
+
+/** What may start at each ASCII character, so the scan passes over most of a text with one lookup per character. */
+const START_AT = (() => {
+  const table = new Uint8Array(128);
+  for (let c = Code.Zero + 1; c <= Code.Nine; c++) table[c] = Start.Volume;
+  for (let c = 0x41; c <= 0x5a; c++) table[c] = Start.Word;
+  table[Code.Underscore] = Start.Blank;
+  return table;
+})();
+
 function isUpper(code: number): boolean {
   return code >= 0x41 && code <= 0x5a;
 }
@@ -116,6 +137,7 @@ const SUPRA = /(?<![\p{L}\p{N}])supra(?![\p{L}\p{N}])/gu;
 const MAX_PARENTHETICAL = 160;
 /** `Shapiro v. Thompson, …`: what follows `v.` is a party's name, even when a reporter is called the same. */
 const PARTY_BEFORE = /\bv\.\s*$/;
+const NOT_SPACE = /\S/;
 /** White space other than a lone space: what `collapseWhiteSpace` has to replace. */
 const UNCOLLAPSED = /[^\S ]| \s/;
 
@@ -460,20 +482,24 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     let i = 0;
     while (i < n) {
       const code = text.charCodeAt(i);
-      // Most of a text is lower-case letters and spaces, where no citation starts: the cheapest test first.
-      if ((code >= 0x61 && code <= 0x7a) || code === 0x20) {
+      const start = code < 128 ? START_AT[code]! : code === Code.EnDash || code === Code.EmDash ? Start.Blank : Start.Nothing;
+      if (start === Start.Nothing) {
         i++;
         continue;
       }
-      if (!isDigit(code) || code === Code.Zero) {
-        if (isUpper(code) && volumelessTrie.mayStartAt(text, i) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
+      if (start === Start.Word) {
+        if (volumelessTrie.mayStartAt(text, i) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
           const next = volumelessAt(text, i, out);
           if (next > 0) {
             i = next;
             continue;
           }
         }
-        const blank = code === Code.Underscore || code === Code.EmDash || code === Code.EnDash ? placeholderEnd(text, i) : -1;
+        i++;
+        continue;
+      }
+      if (start === Start.Blank) {
+        const blank = placeholderEnd(text, i);
         const next = blank > 0 && (i === 0 || isSpace(text.charCodeAt(i - 1))) ? tryAt(text, i, blank, out) : -1;
         i = next > 0 ? next : blank > 0 ? blank : i + 1;
         continue;
@@ -545,7 +571,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         continue;
       }
       const from = groupStart < 0 ? c : groupStart;
-      const open = gap.search(/\S/);
+      const open = gap.search(NOT_SPACE);
       const opener = open >= 0 ? gap.charCodeAt(open) : -1;
       if (opener === Code.OpenParen || opener === Code.OpenBracket) {
         const close = gap.indexOf(opener === Code.OpenParen ? ')' : ']', open);
