@@ -8,9 +8,45 @@
  */
 import type { Abbreviation } from './reporters.ts';
 
+/** Children are looked up by the walk through `only` or `ascii` (cheaper than the map), the map kept for the rest. */
 interface Node {
   next: Map<number, Node> | undefined;
+  /** The code of a node's one child, else -1. */
+  only: number;
+  onlyChild: Node | undefined;
+  /** The ASCII children of a node with several, by code. */
+  ascii: Array<Node | undefined> | undefined;
   value: Abbreviation | undefined;
+}
+
+function newNode(): Node {
+  return { next: undefined, only: -1, onlyChild: undefined, ascii: undefined, value: undefined };
+}
+
+/** The child of `node` for `code`, if any. */
+function child(node: Node, code: number): Node | undefined {
+  if (node.ascii === undefined) return code === node.only ? node.onlyChild : undefined;
+  return code < 128 ? node.ascii[code] : node.next?.get(code);
+}
+
+/**
+ * Abbreviations found by one walk, as parallel arrays ordered by end (equal ends in the order found), reused from walk
+ * to walk so the hot loop allocates nothing per attempt.
+ */
+export class TrieMatches {
+  readonly ends: number[] = [];
+  readonly abbreviations: Abbreviation[] = [];
+  count = 0;
+
+  push(end: number, abbreviation: Abbreviation): void {
+    let k = this.count++;
+    for (; k > 0 && this.ends[k - 1]! > end; k--) {
+      this.ends[k] = this.ends[k - 1]!;
+      this.abbreviations[k] = this.abbreviations[k - 1]!;
+    }
+    this.ends[k] = end;
+    this.abbreviations[k] = abbreviation;
+  }
 }
 
 const SPACE = 0x20;
@@ -21,10 +57,11 @@ export function isSpace(code: number): boolean {
 }
 
 export class AbbreviationTrie {
-  private readonly root: Node = { next: undefined, value: undefined };
+  private readonly root: Node = newNode();
 
   constructor(abbreviations: Iterable<Abbreviation>) {
     for (const a of abbreviations) this.add(a);
+    indexChildren(this.root);
     for (const [first, node] of this.root.next ?? []) {
       for (const second of node.next?.keys() ?? []) {
         if (first < 128 && second < 128) this.pairs[first * 128 + second] = 1;
@@ -44,7 +81,7 @@ export class AbbreviationTrie {
       node.next ??= new Map();
       let child = node.next.get(code);
       if (!child) {
-        child = { next: undefined, value: undefined };
+        child = newNode();
         node.next.set(code, child);
       }
       node = child;
@@ -64,61 +101,73 @@ export class AbbreviationTrie {
   }
 
   /**
-   * Every abbreviation that starts at `from`, as [end, abbreviation] pairs, longest last. `out` is reused by the
-   * caller so the hot loop allocates nothing per attempt. The walk branches only after a period (space or none), so
-   * its cost stays bounded by the longest abbreviation times the periods in it.
+   * Every abbreviation that starts at `from`, into `out` (cleared first), shortest first. The walk branches only after
+   * a period (space or none), so its cost stays bounded by the longest abbreviation times the periods in it.
    */
-  matchesAt(text: string, from: number, out: Array<[number, Abbreviation]>): Array<[number, Abbreviation]> {
-    if (out.length > 0) out.length = 0;
-    if (!this.root.next?.has(text.charCodeAt(from))) return out;
+  matchesAt(text: string, from: number, out: TrieMatches): void {
+    out.count = 0;
+    let node: Node | undefined = child(this.root, text.charCodeAt(from));
+    if (node === undefined) return;
+    if (node.value) out.push(from + 1, node.value);
     // The other side of each branch after a period waits here; walked after the main path, without recursion.
     let pending = 0;
-    let node: Node | undefined = this.root;
-    let i = from;
-    let period = false;
-    let sorted = true;
+    let i = from + 1;
+    let period = text.charCodeAt(from) === PERIOD;
+    const n = text.length;
     for (;;) {
-      while (i < text.length && node?.next) {
+      while (i < n && node?.next) {
         const code = text.charCodeAt(i);
         if (isSpace(code)) {
           let j = i + 1;
-          while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+          while (j < n && isSpace(text.charCodeAt(j))) j++;
           // `N. Y.`: the abbreviation may have no space where the text has one after a period.
-          if (period && j < text.length && node.next.has(text.charCodeAt(j))) {
+          if (period && j < n && child(node, text.charCodeAt(j))) {
             this.branchNodes[pending] = node;
             this.branchAt[pending++] = j;
           }
-          node = node.next.get(SPACE);
+          node = child(node, SPACE);
           i = j;
           period = false;
         } else {
           // `S.Ct.`: the abbreviation may have a space where the text has none after a period.
           if (period) {
-            const spaced = node.next.get(SPACE);
-            if (spaced?.next?.has(code)) {
+            const spaced = child(node, SPACE);
+            if (spaced?.next && child(spaced, code)) {
               this.branchNodes[pending] = spaced;
               this.branchAt[pending++] = i;
             }
           }
-          node = node.next.get(code);
+          node = child(node, code);
           i++;
           period = code === PERIOD;
         }
-        if (node?.value) {
-          if (out.length > 0 && out[out.length - 1]![0] > i) sorted = false;
-          out.push([i, node.value]);
-        }
+        if (node?.value) out.push(i, node.value);
       }
-      if (pending === 0) break;
+      if (pending === 0) return;
       pending--;
       node = this.branchNodes[pending];
       i = this.branchAt[pending]!;
       period = false;
     }
-    if (!sorted) out.sort((x, y) => x[0] - y[0]);
-    return out;
   }
 
   private readonly branchNodes: Array<Node | undefined> = [];
   private readonly branchAt: number[] = [];
+}
+
+/** Gives a node with one child its `only`, every node with more its ASCII children as an array. */
+function indexChildren(root: Node): void {
+  const stack = [root];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (!node.next) continue;
+    if (node.next.size === 1) {
+      const [code, next] = node.next.entries().next().value!;
+      node.only = code;
+      node.onlyChild = next;
+    } else {
+      node.ascii = new Array<Node | undefined>(128).fill(undefined);
+      for (const [code, next] of node.next) if (code < 128) node.ascii[code] = next;
+    }
+    stack.push(...node.next.values());
+  }
 }

@@ -16,7 +16,7 @@
  * Offsets are UTF-16 code-unit indices, as JavaScript's String indexes them: `text.slice(start, end)` is the
  * citation. The resolver converts them to the code points CourtListener counts (resolve.ts).
  */
-import { AbbreviationTrie, isSpace } from './abbreviation-trie.ts';
+import { AbbreviationTrie, isSpace, TrieMatches } from './abbreviation-trie.ts';
 import { type Abbreviation, type Edition, type ReportersDb, reportersDb } from './reporters.ts';
 
 export type CitationKind = 'full' | 'short' | 'law' | 'journal' | 'id' | 'supra';
@@ -65,6 +65,27 @@ const enum Code {
   EmDash = 0x2014,
   Section = 0xa7,
 }
+
+// biome-ignore lint/suspicious/noConstEnum: as Code above
+const enum Start {
+  /** Lower-case letters, spaces, punctuation, `0`: most of a text. */
+  Nothing = 0,
+  /** A digit other than `0`: a volume. */
+  Volume = 1,
+  /** A capital: a citation without a volume (`T.C. Memo. 2019-233`). */
+  Word = 2,
+  /** `_`, `–`, `—`: a placeholder for a volume not yet assigned. */
+  Blank = 3,
+}
+
+/** What may start at each ASCII character, so the scan passes over most of a text with one lookup per character. */
+const START_AT = (() => {
+  const table = new Uint8Array(128);
+  for (let c = Code.Zero + 1; c <= Code.Nine; c++) table[c] = Start.Volume;
+  for (let c = 0x41; c <= 0x5a; c++) table[c] = Start.Word;
+  table[Code.Underscore] = Start.Blank;
+  return table;
+})();
 
 function isUpper(code: number): boolean {
   return code >= 0x41 && code <= 0x5a;
@@ -116,12 +137,22 @@ const SUPRA = /(?<![\p{L}\p{N}])supra(?![\p{L}\p{N}])/gu;
 const MAX_PARENTHETICAL = 160;
 /** `Shapiro v. Thompson, …`: what follows `v.` is a party's name, even when a reporter is called the same. */
 const PARTY_BEFORE = /\bv\.\s*$/;
+const NOT_SPACE = /\S/;
+/** White space other than a lone space: what `collapseWhiteSpace` has to replace. */
+const UNCOLLAPSED = /[^\S ]| \s/;
+
+/** Every run of white space as one space; the string itself when it has none to collapse (most do not). */
+function collapseWhiteSpace(s: string): string {
+  return UNCOLLAPSED.test(s) ? s.replace(/\s+/g, ' ') : s;
+}
 
 /** The extractor over the given tables (the shared reporters-db tables by default). */
 export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   const trie = new AbbreviationTrie(db.abbreviations.values());
   const volumelessTrie = new AbbreviationTrie([...db.abbreviations.values()].filter((a) => a.volumeless));
-  const matches: Array<[number, Abbreviation]> = [];
+  const matches = new TrieMatches();
+  /** The volume-less walk's own: `startsCitation` walks `matches` while these are being tried. */
+  const volumelessMatches = new TrieMatches();
   /** Forms whose start is more than a volume (Louisiana's `2009-1359 (La.App. 1 Cir. …)`), one per distinct pattern. */
   const prefixForms = [...new Set([...db.editions.values()].flat().flatMap((e) => e.forms.filter((f) => f.volumeRule === 'prefix')))];
 
@@ -154,8 +185,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     let found: FoundCitation | undefined;
     if (hyphenated || reporterStart > volumeEnd) {
       trie.matchesAt(text, reporterStart, matches);
-      for (let m = matches.length - 1; m >= 0 && !found; m--) {
-        const [reporterEnd, abbreviation] = matches[m]!;
+      for (let m = matches.count - 1; m >= 0 && !found; m--) {
+        const reporterEnd = matches.ends[m]!;
+        const abbreviation = matches.abbreviations[m]!;
         if (hyphenated) {
           found = hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
           continue;
@@ -256,8 +288,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     let found: FoundCitation | undefined;
     if (isUpper(next)) {
       trie.matchesAt(text, volumeEnd, matches);
-      for (let m = matches.length - 1; m >= 0 && !found; m--) {
-        const [reporterEnd, abbreviation] = matches[m]!;
+      for (let m = matches.count - 1; m >= 0 && !found; m--) {
+        const reporterEnd = matches.ends[m]!;
+        const abbreviation = matches.abbreviations[m]!;
         found = formCite(text, volumeStart, volumeEnd, volumeEnd, reporterEnd, abbreviation, true);
       }
     }
@@ -266,8 +299,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       const reporterStart = skipSpaces(text, tokenEnd);
       if (reporterStart > tokenEnd && !isWordChar(text.charCodeAt(tokenEnd))) {
         trie.matchesAt(text, reporterStart, matches);
-        for (let m = matches.length - 1; m >= 0 && !found; m--) {
-          const [reporterEnd, abbreviation] = matches[m]!;
+        for (let m = matches.count - 1; m >= 0 && !found; m--) {
+          const reporterEnd = matches.ends[m]!;
+          const abbreviation = matches.abbreviations[m]!;
           found = formCite(text, volumeStart, tokenEnd, reporterStart, reporterEnd, abbreviation);
         }
       }
@@ -279,8 +313,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       if (!head?.groups?.volume) continue;
       const reporterStart = volumeStart + head[0].length;
       trie.matchesAt(text, reporterStart, matches);
-      for (let m = matches.length - 1; m >= 0; m--) {
-        const [reporterEnd, abbreviation] = matches[m]!;
+      for (let m = matches.count - 1; m >= 0; m--) {
+        const reporterEnd = matches.ends[m]!;
+        const abbreviation = matches.abbreviations[m]!;
         if (abbreviation.kind !== 'case') continue;
         const editions = abbreviation.editions.filter((e) => e.forms.includes(form));
         if (editions.length === 0) continue;
@@ -325,11 +360,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   const probe: FoundCitation[] = [];
   function startsCitation(text: string, at: number): boolean {
     probe.length = 0;
-    const saved = matches.slice();
-    const ok = tryAt(text, at, digitsEnd(text, at), probe, true) > 0 && probe[0]?.kind === 'full';
-    matches.length = 0;
-    matches.push(...saved);
-    return ok;
+    return tryAt(text, at, digitsEnd(text, at), probe, true) > 0 && probe[0]?.kind === 'full';
   }
 
   function base(
@@ -349,7 +380,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       end,
       text: text.slice(volumeStart, end),
       volume: text.slice(volumeStart, volumeEnd),
-      reporter: text.slice(reporterStart, reporterEnd).replace(/\s+/g, ' '),
+      reporter: collapseWhiteSpace(text.slice(reporterStart, reporterEnd)),
       page: pageStart >= 0 ? text.slice(pageStart, end) : undefined,
     };
     if (abbreviation.kind === 'case') found.editions = abbreviation.editions;
@@ -451,20 +482,24 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     let i = 0;
     while (i < n) {
       const code = text.charCodeAt(i);
-      // Most of a text is lower-case letters and spaces, where no citation starts: the cheapest test first.
-      if ((code >= 0x61 && code <= 0x7a) || code === 0x20) {
+      const start = code < 128 ? START_AT[code]! : code === Code.EnDash || code === Code.EmDash ? Start.Blank : Start.Nothing;
+      if (start === Start.Nothing) {
         i++;
         continue;
       }
-      if (!isDigit(code) || code === Code.Zero) {
-        if (isUpper(code) && volumelessTrie.mayStartAt(text, i) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
+      if (start === Start.Word) {
+        if (volumelessTrie.mayStartAt(text, i) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)))) {
           const next = volumelessAt(text, i, out);
           if (next > 0) {
             i = next;
             continue;
           }
         }
-        const blank = code === Code.Underscore || code === Code.EmDash || code === Code.EnDash ? placeholderEnd(text, i) : -1;
+        i++;
+        continue;
+      }
+      if (start === Start.Blank) {
+        const blank = placeholderEnd(text, i);
         const next = blank > 0 && (i === 0 || isSpace(text.charCodeAt(i - 1))) ? tryAt(text, i, blank, out) : -1;
         i = next > 0 ? next : blank > 0 ? blank : i + 1;
         continue;
@@ -487,9 +522,10 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
    * capitalised word's start, pushed to `out`; its end, or -1.
    */
   function volumelessAt(text: string, i: number, out: FoundCitation[]): number {
-    volumelessTrie.matchesAt(text, i, matches);
-    for (let m = matches.length - 1; m >= 0; m--) {
-      const [reporterEnd, abbreviation] = matches[m]!;
+    volumelessTrie.matchesAt(text, i, volumelessMatches);
+    for (let m = volumelessMatches.count - 1; m >= 0; m--) {
+      const reporterEnd = volumelessMatches.ends[m]!;
+      const abbreviation = volumelessMatches.abbreviations[m]!;
       const cite = formCite(text, i, i, i, reporterEnd, abbreviation);
       if (!cite || PARTY_BEFORE.test(text.slice(Math.max(0, i - 4), i))) continue;
       // `Urie v. Thompson, 337 U.S. 163`: a reporter's name that is a party's, its "page" the next citation's volume.
@@ -526,7 +562,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       if (text.charCodeAt(cite.start - 1) === Code.OpenBracket && gap.charCodeAt(0) === Code.CloseBracket) gap = gap.slice(1);
       const pin = PIN.exec(gap);
       if (pin?.[1]) {
-        cite.pin = pin[1].replace(/\s+/g, ' ');
+        cite.pin = collapseWhiteSpace(pin[1]);
         gap = gap.slice(pin[0].length);
       }
       if (groupStart >= 0) cite.parallelTo = groupStart;
@@ -535,7 +571,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         continue;
       }
       const from = groupStart < 0 ? c : groupStart;
-      const open = gap.search(/\S/);
+      const open = gap.search(NOT_SPACE);
       const opener = open >= 0 ? gap.charCodeAt(open) : -1;
       if (opener === Code.OpenParen || opener === Code.OpenBracket) {
         const close = gap.indexOf(opener === Code.OpenParen ? ')' : ']', open);
@@ -562,7 +598,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     YEAR.lastIndex = 0;
     for (let m = YEAR.exec(inner); m; m = YEAR.exec(inner)) year = Number(m[1]);
     if (bracketed && year === undefined) return; // `[…]` after a citation is a parenthetical only when it dates it
-    const parenthetical = inner.replace(/\s+/g, ' ').trim();
+    const parenthetical = collapseWhiteSpace(inner).trim();
     for (let k = from; k <= to; k++) cites[k]!.parenthetical = parenthetical;
     if (year !== undefined) applyYear(cites, from, to, year);
   }
@@ -588,9 +624,17 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       scanRegex(text, ID, 'id', others);
       scanRegex(text, SUPRA, 'supra', others);
       if (others.length === 0) return found;
-      const all = [...found, ...others].sort((a, b) => a.start - b.start);
-      const position = new Map(all.map((cite, index) => [cite, index]));
-      for (const cite of all) if (cite.parallelTo !== undefined) cite.parallelTo = position.get(found[cite.parallelTo]!);
+      others.sort((a, b) => a.start - b.start);
+      // `found` is in text order already: merged, a found citation goes first where both start at once.
+      const all: FoundCitation[] = [];
+      const position: number[] = [];
+      for (let f = 0, o = 0; f < found.length || o < others.length; ) {
+        if (o === others.length || (f < found.length && found[f]!.start <= others[o]!.start)) {
+          position.push(all.length);
+          all.push(found[f++]!);
+        } else all.push(others[o++]!);
+      }
+      for (const cite of all) if (cite.parallelTo !== undefined) cite.parallelTo = position[cite.parallelTo];
       return all;
     },
   };
