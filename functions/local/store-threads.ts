@@ -10,8 +10,9 @@ import { makeDataDirPrivate } from './data-dir.ts';
 
 /**
  * The embedded stores' threads (dynalite on LevelDB, PGlite, SQLite's search workers), started side by side. This
- * module imports no adapter, no AWS SDK and no HTTP code, so that `asof serve` can start the threads first and load
- * the rest of the server while they open (docs/DECISIONS.md "Local runtime", start-up).
+ * module imports no DynamoDB or PostgreSQL adapter, no AWS SDK and no HTTP code (only the SQLite index, which opens
+ * here), so that `asof serve` can start the threads first and load the rest of the server while they open
+ * (docs/DECISIONS.md "Local runtime", start-up).
  */
 
 export type SearchEngine = 'sqlite' | 'postgres';
