@@ -58,11 +58,13 @@ async function validateFiles(deps: FormatDeps, files: readonly AuthoredFile[]) {
   const { records, problems } = parseRecordFiles(files);
   const valid: StoredFormatRecord[] = [];
   const versions = readOnce(deps.versions);
-  for (const { file, record } of records) {
-    const checked = await validateRecord(versions, file, record);
+  // Side by side: each record waits on its own version reads, and the reads they share are made once (readOnce).
+  const checks = await Promise.all(records.map(({ file, record }) => validateRecord(versions, file, record)));
+  records.forEach(({ file, record }, i) => {
+    const checked = checks[i]!;
     if (checked.ok) valid.push({ record, file, digest: digestOf(record), loadedAt: deps.now().toISOString(), pinned: checked.pinned });
     else problems.push(...checked.problems);
-  }
+  });
   return { valid, problems };
 }
 
@@ -71,8 +73,8 @@ const sameAs = (a: StoredFormatRecord, b: StoredFormatRecord | undefined) =>
 
 /** Validates the authored records against the corpus and stores those that pass; the store then holds exactly them. */
 export async function loadFormatRecords(deps: FormatDeps, files: readonly AuthoredFile[]): Promise<LoadReport> {
-  const { valid, problems } = await validateFiles(deps, files);
-  const existing = new Map((await deps.formats.listRecords()).map((s) => [s.record.id, s]));
+  const [{ valid, problems }, stored] = await Promise.all([validateFiles(deps, files), deps.formats.listRecords()]);
+  const existing = new Map(stored.map((s) => [s.record.id, s]));
   const report: LoadReport = { loaded: [], refused: problems };
   for (const stored of valid) {
     const unchanged = sameAs(stored, existing.get(stored.record.id));

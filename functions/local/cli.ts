@@ -8,9 +8,6 @@ import { revokeKey } from '#accounts/revoke-key.ts';
 import { type UsageReport, usageReport } from '#accounts/usage-report.ts';
 import { ConfigError, FALLBACK_ENV, fallbackSettings } from '#app/fallback.ts';
 import type { RecordCheck } from '#formats/registry.ts';
-import { API_VERSION } from '#http/handlers/spec.ts';
-import { buildOpenApi, openApiYaml } from '#http/openapi.ts';
-import { ROUTES } from '#http/routes.ts';
 import type { FetchDcCodeRequest } from '#ingest/dc-git/fetch-dc-code.ts';
 import { DC_COUNCIL_REMOTE, isGitUrl } from '#ingest/dc-git/remote.ts';
 import type { IngestRequest } from '#ingest/jobs.ts';
@@ -25,9 +22,10 @@ import { TEMPORAL_BASES, type TemporalBasis } from '#law/model.ts';
 import { sharedTokenFallback } from '#stores/courtlistener/citation-provider.ts';
 import { callAdminJob } from './admin-socket.ts';
 import { findRunningServer, resolveDataDir } from './data-dir.ts';
-import { openEmbeddedAccountStore } from './embedded-stores.ts';
-import { ADMIN_JOBS, type AdminJobName, type LocalServer, localJobs, openLocalStores, serveLocal } from './local-runtime.ts';
+import { localLogger, warnOfSqlRestarts } from './local-logger.ts';
+import type { AdminJobName, LocalServer } from './local-runtime.ts';
 import type { StageTarget } from './stage-accounts.ts';
+import { startStoreThreads } from './store-threads.ts';
 
 export interface CliIo {
   out(line: string): void;
@@ -212,14 +210,26 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
   if (running) throw new Error(`a server (pid ${running.pid}) is already serving ${dataDir} at ${running.apiUrl}`);
   const cache = !(flags['no-cache'] || process.env.ASOF_CACHE === 'off');
   const meter = !flags['no-meter'];
-  const server = await serveLocal({
+  const fallback = sharedTokenFallback(fallbackSettings(process.env), process.env[FALLBACK_ENV.token]?.trim() || null);
+  const logger = localLogger();
+  // The stores open in their threads while this thread loads the server's code (most of a start is either).
+  const storeThreads = startStoreThreads(dataDir, { log: io.out, onSqlRestart: warnOfSqlRestarts(logger) });
+  // A failure to open is reported where serveLocal awaits it; meanwhile it must not count as unhandled.
+  storeThreads.catch(() => undefined);
+  const runtime = await import('./local-runtime.ts').catch(async (err: unknown) => {
+    await storeThreads.then((threads) => threads.close()).catch(() => undefined);
+    throw err;
+  });
+  const server = await runtime.serveLocal({
     dataDir,
     port,
     host: flags.host ?? '127.0.0.1',
     log: io.out,
     cache,
     meter,
-    fallback: sharedTokenFallback(fallbackSettings(process.env), process.env[FALLBACK_ENV.token]?.trim() || null),
+    fallback,
+    logger,
+    storeThreads,
   });
   if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
   return serveUntilSignalled(server, io);
@@ -320,6 +330,7 @@ async function runJob(
   if (running) {
     result = await callAdminJob(running.adminSocket, job, body, io.out);
   } else {
+    const { ADMIN_JOBS, localJobs, openLocalStores } = await import('./local-runtime.ts');
     const stores = await openLocalStores({ dataDir, log: io.out });
     try {
       result = await ADMIN_JOBS[job](localJobs(stores), stores)(body, io.out);
@@ -432,6 +443,7 @@ const localAccounts =
   (dataDir: string): WithAccounts =>
   async (fn) => {
     const running = await findRunningServer(dataDir);
+    const { openEmbeddedAccountStore } = await import('./embedded-stores.ts');
     const opened = await openEmbeddedAccountStore(dataDir, running?.dynamo);
     try {
       return await fn({ store: opened.store, meters: opened.meters, gateway: null });
@@ -600,6 +612,11 @@ function plans(sub: string | undefined, flags: CliFlags, io: CliIo): number {
 }
 
 async function openapi(flags: CliFlags, io: CliIo): Promise<number> {
+  const [{ API_VERSION }, { buildOpenApi, openApiYaml }, { ROUTES }] = await Promise.all([
+    import('#http/handlers/spec.ts'),
+    import('#http/openapi.ts'),
+    import('#http/routes.ts'),
+  ]);
   const doc = buildOpenApi(ROUTES, { serverUrl: `http://127.0.0.1:${DEFAULT_PORT}/v1`, version: API_VERSION });
   if (!flags.write) {
     io.out(openApiYaml(doc));

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { assembleJobs, type Jobs } from '#app/jobs.ts';
 import { assembleServices, type Services } from '#app/services.ts';
 import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
@@ -24,11 +24,13 @@ import type { SqlTimeouts } from '#stores/postgres/sql-client.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { type EmbeddedStoreOptions, type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
+import { localLogger, warnOfSqlRestarts } from './local-logger.ts';
 import { LOCAL_PROCESSES } from './processes.ts';
+import type { StoreThreads } from './store-threads.ts';
 
 export const SAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data/sample');
-/** `asof serve`'s warning each time PGlite's thread is restarted to stop a statement past its budget. */
-export const PGLITE_RESTART_LOG = 'PGlite restarted to stop a statement past its time budget';
+export { PGLITE_RESTART_LOG } from './local-logger.ts';
+
 const COVERAGE_SCHEDULE_MS = 15 * 60_000;
 const AUDIT_SCHEDULE_MS = 6 * 3600_000;
 const SAMPLE_STARTED = 'sample-corpus-started';
@@ -55,8 +57,11 @@ export async function openLocalStores(opts: {
   onSqlRestart?: EmbeddedStoreOptions['onSqlRestart'];
   /** Progress lines (building the search index of a data dir that has none). */
   log?: (line: string) => void;
+  /** The stores' threads, already starting (see ServeOptions.storeThreads). */
+  threads?: Promise<StoreThreads>;
 }): Promise<LocalStores> {
   const stores = await openEmbeddedStores(opts.dataDir, {
+    ...(opts.threads && { threads: opts.threads }),
     ...(opts.log && { log: opts.log }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
@@ -253,6 +258,11 @@ export interface ServeOptions {
   logger?: Logger;
   /** The embedded PostgreSQL's time budgets per statement (see EmbeddedStoreOptions.sqlTimeouts). */
   sqlTimeouts?: Partial<SqlTimeouts>;
+  /**
+   * The stores' threads, started by the caller before it loaded this module (`asof serve`: startStoreThreads), so that
+   * they open while the server's code loads; `sqlTimeouts` and the restart warning are then the caller's to give them.
+   */
+  storeThreads?: Promise<StoreThreads>;
 }
 
 /** `asof serve`: the whole API on embedded stores, the admin socket for other `asof` commands, and the schedules. */
@@ -260,14 +270,15 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
   const log = opts.log ?? (() => undefined);
   const started = Date.now();
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
-  const logger = opts.logger ?? new Logger({ serviceName: 'asof', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
+  const logger = opts.logger ?? localLogger();
   const stores = await openLocalStores({
     dataDir: opts.dataDir,
     ...(opts.now && { now: opts.now }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
-    onSqlRestart: (restart) => logger.warn(PGLITE_RESTART_LOG, { ...restart, reopenMs: Math.round(restart.reopenMs) }),
+    onSqlRestart: warnOfSqlRestarts(logger),
     log,
+    ...(opts.storeThreads && { threads: opts.storeThreads }),
   });
   const jobs = localJobs(stores);
   if (opts.sample ?? true) {

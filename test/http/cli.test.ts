@@ -135,6 +135,22 @@ describe('asof keys and ingest against a running server', () => {
     expect(unknownUsage.stderr).toMatch(/no key with id key_nope/);
   });
 
+  it('reports a store that cannot open as an error of asof serve, though the stores start before the server loads', async () => {
+    // Prepare: a data dir of its own, and an engine that does not exist (refused as the stores start)
+    const dir = await mkdtemp(join(tmpdir(), 'asof-serve-refused-'));
+    try {
+      // Act
+      const refused = await asof(['serve', '--port', '0', '--data-dir', dir], { ASOF_SEARCH_ENGINE: 'lucene' });
+
+      // Assess: the CLI's one line and exit code, not an unhandled rejection's stack trace
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^asof serve: ASOF_SEARCH_ENGINE must be sqlite or postgres \(got "lucene"\)/);
+      expect(refused.stderr).not.toMatch(/at searchEngineAsked/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('creates a key on a plan with its own ceilings, and reports its use today and this month', async () => {
     const { url, dataDir } = fixture();
     const created = await asof([

@@ -97,7 +97,9 @@ async function waitUntilActive(client: DynamoDBDocumentClient, tableName: string
 
 async function ensureTable(client: DynamoDBDocumentClient, spec: TableSpec, tableName: string): Promise<void> {
   let created = false;
-  if ((await tableStatus(client, tableName)) === null) {
+  const status = await tableStatus(client, tableName);
+  if (status === 'ACTIVE') return;
+  if (status === null) {
     try {
       await client.send(new CreateTableCommand(createTableInput(spec, tableName)));
       created = true;
