@@ -58,6 +58,7 @@ const REVIEW = new URL('./citation-held-out-review.json', import.meta.url);
 export function heldOutSet(dir: string): HeldOutSet {
   const bundled = new Set(bundledAnswerKeys().map((k) => k.id));
   const keys = answerKeysIn(dir, (id) => !bundled.has(id) && halfOf(id) === 'held-out');
+  if (keys.length === 0) throw new Error(`--caselaw-data ${dir}: no CourtListener API v3 records (ID.json with its text) there`);
   const digest = createHash('sha1');
   for (const key of keys) digest.update(key.id).update(key.text);
   const cache = join(tmpdir(), `asof-eyecite-held-out-${digest.digest('hex').slice(0, 16)}.json`);
