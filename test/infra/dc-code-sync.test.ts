@@ -5,21 +5,19 @@
  * each role's grants (least privilege to the bucket's dc-code/ folder and to the tables), stable logical ids, and the
  * alarms on it.
  */
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#lambda/env.ts';
 import { DC_CODE_ERRORS } from '#lambda/jobs/dc-code-steps.ts';
-import { defineStage } from '../../bin/stage.ts';
-import { STAGES } from '../../bin/stages.ts';
 import {
+  devStageTemplates,
   expectRunAlarms,
   expectStartedOnSchedule,
   type Json,
   jobsStackWith,
   type Resources,
   retriesOf,
-  templateQueries,
+  type templateQueries,
 } from '../support/template-queries.ts';
 
 let jobs: Template;
@@ -28,12 +26,7 @@ let resources: Resources;
 let q: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stage = defineStage(app, STAGES.dev!);
-  jobs = Template.fromStack(stage.jobs);
-  api = Template.fromStack(stage.api);
-  resources = jobs.toJSON().Resources;
-  q = templateQueries(resources);
+  ({ jobs, api, resources, q } = devStageTemplates());
 });
 
 const SYNC = 'asof-dev-job-dc-code-sync';

@@ -4,21 +4,19 @@
  * then a Map over them to ingest, one at a time; the retries; failed titles carried on and the run failed at its
  * end), each role's grants (least privilege to the bucket's olrc/ folder and to the tables), and the alarms on it.
  */
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#lambda/env.ts';
 import { USCODE_ERRORS } from '#lambda/jobs/uscode-steps.ts';
-import { defineStage } from '../../bin/stage.ts';
-import { STAGES } from '../../bin/stages.ts';
 import {
+  devStageTemplates,
   expectRunAlarms,
   expectStartedOnSchedule,
   type Json,
   jobsStackWith,
   type Resources,
   retriesOf,
-  templateQueries,
+  type templateQueries,
 } from '../support/template-queries.ts';
 
 let jobs: Template;
@@ -27,12 +25,7 @@ let resources: Resources;
 let q: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stage = defineStage(app, STAGES.dev!);
-  jobs = Template.fromStack(stage.jobs);
-  api = Template.fromStack(stage.api);
-  resources = jobs.toJSON().Resources;
-  q = templateQueries(resources);
+  ({ jobs, api, resources, q } = devStageTemplates());
 });
 
 const FETCH = 'asof-dev-job-uscode-fetch';

@@ -3,14 +3,24 @@
  * a role's statements, actions, tables and S3 objects, a state machine's definition with its functions' ARNs named.
  */
 import { App } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
+import { defineStage } from '../../bin/stage.ts';
+import { STAGES } from '../../bin/stages.ts';
 import { JobsStack, type JobsStackProps } from '../../lib/jobs-stack.ts';
 import { StatefulStack } from '../../lib/stateful-stack.ts';
 
 export type Json = any;
 export type Resources = Record<string, { Type: string; Properties: Json }>;
+
+/** The dev stage exactly as bin/stage.ts builds it: its jobs and API stacks' templates, and queries over the jobs'. */
+export function devStageTemplates(): { jobs: Template; api: Template; resources: Resources; q: ReturnType<typeof templateQueries> } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stage = defineStage(app, STAGES.dev!);
+  const jobs = Template.fromStack(stage.jobs);
+  const resources = jobs.toJSON().Resources as Resources;
+  return { jobs, api: Template.fromStack(stage.api), resources, q: templateQueries(resources) };
+}
 
 export function templateQueries(resources: Resources) {
   const idOf = (type: string, test: (p: Json) => boolean) => {
