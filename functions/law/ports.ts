@@ -74,8 +74,7 @@ export type StoreWrite =
 
 /**
  * Section versions and their histories. Reads must be cheap at any corpus size (a lookup is one bounded query).
- * Every write is a single-item write (DynamoDB-style), save that putHistories may send its conditional puts together
- * (a transaction, where the store has them); nothing is promised across histories.
+ * Every write is a single-item write (DynamoDB-style); nothing is promised across histories.
  */
 export interface VersionStore {
   /** The version in force on `date` (YYYY-MM-DD): the latest whose validFrom's local date ≤ date, if date < its validTo's local date. */

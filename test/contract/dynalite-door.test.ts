@@ -183,20 +183,6 @@ describe('the embedded DynamoDB admits only requests signed with its credentials
     }
   });
 
-  it('counts an admitted transaction as a write of each table it names, and refuses an unsigned one', async () => {
-    const transaction = {
-      target: 'TransactWriteItems',
-      body: JSON.stringify({
-        TransactItems: [{ Put: { TableName: TABLES.ops, Item: { pk: { S: 'door' }, sk: { S: 'transacted' }, value: { S: 'v' } } } }],
-      }),
-    };
-    const before = tracker.stamp(TABLES.ops);
-    expect((await raw({ ...transaction, headers: FAKE_SIGNATURE })).status).toBe(400);
-    expect(tracker.stamp(TABLES.ops)).toBe(before);
-    expect((await raw({ ...transaction, credentials: dynalite.access.credentials })).status).toBe(200);
-    expect(tracker.stamp(TABLES.ops)).not.toBe(before);
-  });
-
   it('gives every store fresh credentials of its own', async () => {
     const other = await startDynalite();
     try {

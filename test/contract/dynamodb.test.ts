@@ -4,15 +4,7 @@ import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { lookupVersion } from '#law/lookup.ts';
 import { OPEN_END } from '#law/model.ts';
@@ -165,100 +157,6 @@ describe('conditions on the embedded DynamoDB, each parsed once and remembered',
     expect(await update('SET b = :two', { ':two': 2 })).toBe('written');
     expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
     expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
-  });
-});
-
-describe('TransactWriteItems on the embedded DynamoDB (answered by its door, on dynalite’s own store)', () => {
-  type Operation = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-  const transact = (ops: Operation[]) => dynamo.doc.send(new TransactWriteCommand({ TransactItems: ops }));
-  const itemAt = async (table: string, sk: string) =>
-    (await dynamo.doc.send(new GetCommand({ TableName: table, Key: { pk: 'tx', sk }, ConsistentRead: true }))).Item;
-  const put = (table: string, sk: string, extra: object = {}): Operation => ({
-    Put: { TableName: table, Item: { pk: 'tx', sk, n: 1 }, ...extra },
-  });
-
-  it('applies Put, Delete and ConditionCheck together when every condition holds', async () => {
-    // Prepare
-    const { ops: table } = await freshTables();
-    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'tx', sk: 'old', n: 1 } }));
-    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'tx', sk: 'guard', n: 5 } }));
-
-    // Act
-    await transact([
-      put(table, 'new', { ConditionExpression: 'attribute_not_exists(pk)' }),
-      {
-        Delete: {
-          TableName: table,
-          Key: { pk: 'tx', sk: 'old' },
-          ConditionExpression: 'n = :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-      {
-        ConditionCheck: {
-          TableName: table,
-          Key: { pk: 'tx', sk: 'guard' },
-          ConditionExpression: '#n > :four',
-          ExpressionAttributeNames: { '#n': 'n' },
-          ExpressionAttributeValues: { ':four': 4 },
-        },
-      },
-    ]);
-
-    // Assess
-    expect(await itemAt(table, 'new')).toEqual({ pk: 'tx', sk: 'new', n: 1 });
-    expect(await itemAt(table, 'old')).toBeUndefined();
-    expect(await itemAt(table, 'guard')).toEqual({ pk: 'tx', sk: 'guard', n: 5 });
-  });
-
-  it('writes nothing when one condition fails, and names it among the cancellation reasons', async () => {
-    // Prepare
-    const { ops: table } = await freshTables();
-    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'tx', sk: 'taken', n: 1 } }));
-
-    // Act
-    const failed = await transact([
-      put(table, 'a'),
-      put(table, 'taken', { ConditionExpression: 'attribute_not_exists(pk)' }),
-      { Delete: { TableName: table, Key: { pk: 'tx', sk: 'taken' } } } as Operation,
-    ]).catch((e: unknown) => e);
-    const cancelled = await transact([put(table, 'b'), put(table, 'taken', { ConditionExpression: 'attribute_not_exists(pk)' })]).catch(
-      (e: unknown) => e,
-    );
-
-    // Assess: the first was refused whole (two operations on one item); the second cancelled, nothing written
-    expect(failed).toMatchObject({ name: 'ValidationException', message: expect.stringMatching(/multiple operations on one item/) });
-    expect(cancelled).toMatchObject({
-      name: 'TransactionCanceledException',
-      CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }],
-    });
-    expect(await itemAt(table, 'a')).toBeUndefined();
-    expect(await itemAt(table, 'b')).toBeUndefined();
-    expect(await itemAt(table, 'taken')).toEqual({ pk: 'tx', sk: 'taken', n: 1 });
-  });
-
-  it('refuses what it does not carry or DynamoDB would refuse: Update, over 100 operations, an unknown table, a bad expression', async () => {
-    const { ops: table } = await freshTables();
-    const update: Operation = {
-      Update: { TableName: table, Key: { pk: 'tx', sk: 'u' }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 2 } },
-    };
-    const outcomes = await Promise.all(
-      [
-        [update],
-        Array.from({ length: 101 }, (_, i) => put(table, `many-${i}`)),
-        [put('asof-no-such-table', 'x')],
-        [put(table, 'x', { ConditionExpression: 'attribute_not_exists(' })],
-      ].map((ops) => transact(ops).catch((e: unknown) => e)),
-    );
-    expect(outcomes.map((e) => (e as Error).name)).toEqual([
-      'ValidationException',
-      'ValidationException',
-      'ResourceNotFoundException',
-      'ValidationException',
-    ]);
-    expect((outcomes[0] as Error).message).toMatch(/not Update/);
-    expect(await itemAt(table, 'many-0')).toBeUndefined();
-    expect(await itemAt(table, 'x')).toBeUndefined();
   });
 });
 

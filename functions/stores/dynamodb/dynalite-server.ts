@@ -3,7 +3,6 @@
  * memory, or LevelDB on disk when given a path. It serves only requests signed with the credentials it is given
  * (dynalite itself accepts any signature).
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +10,6 @@ import { Readable } from 'node:stream';
 import type { WriteCounters } from '#stores/cache/change-stamps.ts';
 import { letDynaliteRememberItsConditions } from './dynalite-expressions.ts';
 import { letDynalitePutWithoutReading } from './dynalite-puts.ts';
-import { type DynaliteStore, transactWriteItems } from './dynalite-transactions.ts';
 import { type LocalCredentials, type Refusal, signatureCheck } from './signature-check.ts';
 
 interface DynaliteOptions {
@@ -63,16 +61,12 @@ interface TableDb {
  * write of their key; a read that overlapped such a write is not kept.
  */
 function letDynaliteRememberItsTables(): void {
-  const db = createRequire(requireHere.resolve('dynalite'))('./db') as {
-    create(options: DynaliteOptions): DynaliteStore & { tableDb: TableDb };
-    remembers?: true;
-  };
+  const db = createRequire(requireHere.resolve('dynalite'))('./db') as { create(options: unknown): { tableDb: TableDb }; remembers?: true };
   if (db.remembers) return;
   const create = db.create;
   db.remembers = true;
-  db.create = (options: DynaliteOptions) => {
+  db.create = (options: unknown) => {
     const store = create(options);
-    storesByOptions.set(options, store);
     const tableDb = store.tableDb;
     const { get, put, del } = tableDb;
     const known = new Map<string, string>();
@@ -110,36 +104,22 @@ function letDynaliteRememberItsTables(): void {
     return store;
   };
 }
-/** Each server's store, by the options object dynalite hands to its db.create: the door answers transactions on it. */
-const storesByOptions = new WeakMap<DynaliteOptions, DynaliteStore>();
 letDynaliteRememberItsTables();
 letDynaliteRememberItsConditions();
 
-const WRITE_OPERATIONS = new Set([
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-  'BatchWriteItem',
-  'TransactWriteItems',
-  'CreateTable',
-  'DeleteTable',
-  'UpdateTable',
-]);
+const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'CreateTable', 'DeleteTable', 'UpdateTable']);
 
 /**
  * The tables a write request names. In DynamoDB JSON `"TableName":"` can only be the top-level member (inside a
  * string the quotes would be escaped, and an item attribute's value is an object), so the first match is the target;
- * a batch names its tables as the keys of RequestItems, a transaction in each of its operations.
+ * a batch names its tables as the keys of RequestItems.
  */
 export function writtenTables(operation: string, body: string): string[] {
-  if (operation === 'BatchWriteItem' || operation === 'TransactWriteItems') {
+  if (operation === 'BatchWriteItem') {
     try {
-      const data = JSON.parse(body) as { RequestItems?: object; TransactItems?: Record<string, { TableName?: unknown }>[] };
-      if (operation === 'BatchWriteItem') return Object.keys(data.RequestItems ?? {});
-      const names = (data.TransactItems ?? []).flatMap((t) => Object.values(t ?? {}).map((op) => op?.TableName));
-      return [...new Set(names.filter((n): n is string => typeof n === 'string'))];
+      return Object.keys((JSON.parse(body) as { RequestItems?: object }).RequestItems ?? {});
     } catch {
-      return []; // a SerializationException is answered and nothing written
+      return []; // dynalite answers a SerializationException and writes nothing
     }
   }
   const m = /"TableName"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(body);
@@ -168,28 +148,6 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
   res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
-/** A TransactWriteItems request, which dynalite itself does not carry (see dynalite-transactions.ts). */
-async function answerTransaction(store: DynaliteStore, body: Buffer, res: ServerResponse): Promise<void> {
-  let data: unknown;
-  try {
-    data = JSON.parse(body.toString('utf8'));
-  } catch {
-    data = undefined;
-  }
-  const answer =
-    data === undefined
-      ? { status: 400, body: { __type: 'com.amazon.coral.service#SerializationException' } }
-      : await transactWriteItems(store, data);
-  const text = JSON.stringify(answer.body);
-  res
-    .writeHead(answer.status, {
-      'content-type': 'application/x-amz-json-1.0',
-      'content-length': Buffer.byteLength(text),
-      'x-amzn-requestid': randomUUID(),
-    })
-    .end(text);
-}
-
 /** The request as dynalite reads it (headers, method, url and a body stream), with the body already read. */
 const replayed = (req: IncomingMessage, body: Buffer): IncomingMessage =>
   Object.assign(Readable.from(body.length ? [body] : []), {
@@ -204,7 +162,7 @@ const replayed = (req: IncomingMessage, body: Buffer): IncomingMessage =>
  * process's adapters or an `asof` command in another terminal): begun before dynalite sees it, ended when dynalite
  * answers, before the answer is sent (or when the exchange is cut off).
  */
-function admitSignedOnly(server: Server, store: DynaliteStore, credentials: LocalCredentials, counters: WriteCounters): void {
+function admitSignedOnly(server: Server, credentials: LocalCredentials, counters: WriteCounters): void {
   const serve = server.listeners('request')[0] as RequestListener;
   const checkSignature = signatureCheck(credentials);
   server.removeAllListeners('request');
@@ -238,8 +196,7 @@ function admitSignedOnly(server: Server, store: DynaliteStore, credentials: Loca
         }) as ServerResponse['end'];
         res.once('close', endWrite);
       }
-      if (operation === 'TransactWriteItems') await answerTransaction(store, body, res);
-      else serve(replayed(req, body), res);
+      serve(replayed(req, body), res);
     };
     admit().catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
   });
@@ -258,16 +215,13 @@ export async function serveDynalite(options: {
   credentials: LocalCredentials;
   counters: WriteCounters;
 }): Promise<DynaliteServing> {
-  const dynaliteOptions: DynaliteOptions = {
+  const server = dynalite({
     ...(options.path && { path: options.path }),
     createTableMs: 5,
     deleteTableMs: 5,
     updateTableMs: 5,
-  };
-  const server = dynalite(dynaliteOptions);
-  const store = storesByOptions.get(dynaliteOptions);
-  if (!store) throw new Error('dynalite did not create its store through db.create: the door cannot answer transactions');
-  admitSignedOnly(server, store, options.credentials, options.counters);
+  });
+  admitSignedOnly(server, options.credentials, options.counters);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {

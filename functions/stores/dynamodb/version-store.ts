@@ -7,7 +7,6 @@ import {
   type PutCommandInput,
   QueryCommand,
   type QueryCommandInput,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { COLLECTIONS } from '#law/collections.ts';
@@ -16,7 +15,7 @@ import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/p
 import { forEachBounded } from '#shared/bounded.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
-import { assertItemFits, chunk, DynamoTable, isConditionFailure, itemBytes, untilProcessed } from './client.ts';
+import { assertItemFits, chunk, DynamoTable, isConditionFailure, untilProcessed } from './client.ts';
 
 /*
  * One table, three kinds of item (attribute `itemKind`), each domain object stored whole beside its keys:
@@ -41,25 +40,18 @@ function domainOf<T>(item: Item): T {
 }
 
 const BATCH_WRITE_MAX = 25;
-/** DynamoDB's caps on one TransactWriteItems: 100 operations, 4 MB of items. */
-const TRANSACTION_MAX_ITEMS = 100;
-const TRANSACTION_MAX_BYTES = 4_000_000;
-/** Why a transaction's put did not happen when another writer changed its item first. */
-const RACE_REASONS = new Set(['ConditionalCheckFailed', 'TransactionConflict']);
 const BATCH_GET_MAX = 100;
 const WRITE_CONCURRENCY = 16;
 const READ_CONCURRENCY = 4;
 
 /** A history's conditional put: its item with rev + 1, written only if the stored rev is still history.rev. */
 interface HistoryPut {
-  key: string;
+  history: KeyHistory;
   what: string;
-  item: Item;
-  condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
-  bytes: number;
+  input: PutCommandInput;
 }
 
-function historyPut(history: KeyHistory): HistoryPut {
+function historyPut(tableName: string, history: KeyHistory): HistoryPut {
   const item: Item = {
     pk: historyPk(history.jurisdiction, history.corpus),
     sk: history.key,
@@ -77,32 +69,7 @@ function historyPut(history: KeyHistory): HistoryPut {
           ExpressionAttributeNames: { '#rev': 'rev' },
           ExpressionAttributeValues: { ':rev': history.rev },
         };
-  return { key: history.key, what, item, condition, bytes: itemBytes(item) };
-}
-
-/** Consecutive puts in groups within one transaction's caps. */
-function transactionGroups(puts: HistoryPut[]): HistoryPut[][] {
-  const groups: HistoryPut[][] = [];
-  let group: HistoryPut[] = [];
-  let bytes = 0;
-  for (const put of puts) {
-    if (group.length && (group.length >= TRANSACTION_MAX_ITEMS || bytes + put.bytes > TRANSACTION_MAX_BYTES)) {
-      groups.push(group);
-      group = [];
-      bytes = 0;
-    }
-    group.push(put);
-    bytes += put.bytes;
-  }
-  if (group.length) groups.push(group);
-  return groups;
-}
-
-/** The code of each operation's cancellation (`None` for those that would have succeeded), or null when `err` is no cancelled transaction. */
-function cancellationReasons(err: unknown): string[] | null {
-  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return null;
-  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return reasons ? reasons.map((r) => r.Code ?? 'None') : null;
+  return { history, what, input: { TableName: tableName, Item: item, ...condition } };
 }
 
 interface PlannedWrite {
@@ -254,50 +221,31 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async putHistory(history: KeyHistory): Promise<void> {
-    const put = historyPut(history);
-    try {
-      await this.table.send(new PutCommand({ TableName: this.table.name, Item: put.item, ...put.condition }));
-    } catch (err) {
-      if (isConditionFailure(err)) throw new ConcurrentUpdateError(`${put.what} is no longer at revision ${history.rev}`, { cause: err });
-      throw err;
-    }
+    await this.sendHistoryPut(historyPut(this.table.name, history));
   }
 
+  /** Each history its own conditional put (dynalite has no transactions: DESIGN.md), several in flight at once. */
   async putHistories(histories: readonly KeyHistory[]): Promise<string[]> {
+    const puts = histories.map((h) => historyPut(this.table.name, h)); // every item's size checked before any write
     const lost: string[] = [];
-    const groups = transactionGroups(histories.map(historyPut));
-    await forEachBounded(groups, WRITE_CONCURRENCY, async (group) => {
-      lost.push(...(await this.transactHistories(group)));
+    await forEachBounded(puts, WRITE_CONCURRENCY, async (put) => {
+      try {
+        await this.sendHistoryPut(put);
+      } catch (err) {
+        if (!(err instanceof ConcurrentUpdateError)) throw err;
+        lost.push(put.history.key);
+      }
     });
     return lost;
   }
 
-  /**
-   * One transaction of conditional puts: all or none are written. Puts whose condition failed (or that met another
-   * write at the same moment, TransactionConflict) are left out and the rest sent again; their keys are returned.
-   */
-  private async transactHistories(group: HistoryPut[]): Promise<string[]> {
-    const lost: string[] = [];
-    let pending = group;
-    while (pending.length) {
-      try {
-        await this.table.send(
-          new TransactWriteCommand({
-            TransactItems: pending.map((p) => ({ Put: { TableName: this.table.name, Item: p.item, ...p.condition } })),
-          }),
-        );
-        return lost;
-      } catch (err) {
-        const reasons = cancellationReasons(err);
-        // Not cancelled, or cancelled for anything but a lost race: nothing to re-plan, the error stands.
-        if (!reasons || reasons.some((r) => r !== 'None' && !RACE_REASONS.has(r))) throw err;
-        const raced = pending.filter((_, i) => RACE_REASONS.has(reasons[i] ?? ''));
-        if (!raced.length) throw err;
-        lost.push(...raced.map((p) => p.key));
-        pending = pending.filter((p) => !raced.includes(p));
-      }
+  private async sendHistoryPut({ history, what, input }: HistoryPut): Promise<void> {
+    try {
+      await this.table.send(new PutCommand(input));
+    } catch (err) {
+      if (isConditionFailure(err)) throw new ConcurrentUpdateError(`${what} is no longer at revision ${history.rev}`, { cause: err });
+      throw err;
     }
-    return lost;
   }
 
   async applyWrites(writes: readonly StoreWrite[]): Promise<void> {

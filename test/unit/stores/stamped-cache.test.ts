@@ -184,15 +184,4 @@ describe('writtenTables: the tables a DynamoDB write request names', () => {
     expect(writtenTables('BatchWriteItem', body)).toEqual(['a', 'b']);
     expect(writtenTables('BatchWriteItem', '{not json')).toEqual([]);
   });
-
-  it('reads every table of a transaction once, whatever its items hold', () => {
-    const put = (table: string) => ({ Put: { TableName: table, Item: { pk: { S: 'p' }, TableName: { S: 'inside-an-attribute' } } } });
-    const body = JSON.stringify({
-      TransactItems: [put('a'), { Delete: { TableName: 'b', Key: { pk: { S: 'p' } } } }, put('a'), { ConditionCheck: { TableName: 'c' } }],
-    });
-
-    expect(writtenTables('TransactWriteItems', body)).toEqual(['a', 'b', 'c']);
-    expect(writtenTables('TransactWriteItems', '{"TransactItems":[null]}')).toEqual([]);
-    expect(writtenTables('TransactWriteItems', '{not json')).toEqual([]);
-  });
 });
