@@ -37,8 +37,8 @@ export class AsofError extends Error {
     this.didYouMean = error.didYouMean;
     this.requiredScope = error.requiredScope;
     this.coverageUrl = error.coverageUrl;
-    const retryAfter = headers?.get('retry-after');
-    this.retryAfter = retryAfter ? Number(retryAfter) : undefined;
+    const retryAfter = Number(headers?.get('retry-after') ?? Number.NaN);
+    this.retryAfter = Number.isFinite(retryAfter) ? retryAfter : undefined;
     this.envelope = envelope;
   }
 }

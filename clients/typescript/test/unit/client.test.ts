@@ -44,6 +44,22 @@ describe('unwrap', () => {
     expect((thrown as AsofError).message).toBe('Too many requests this minute.');
   });
 
+  it('passes didYouMean through, and has no retryAfter without the header', async () => {
+    const suggestion = {
+      citation: '1-112b',
+      display: '1 U.S.C. § 112b',
+      validFrom: '2013-07-26T00:00:00-04:00',
+      validTo: '2022-01-27T00:00:00-05:00',
+      versionLabel: '113-31',
+      reason: 'earliest-version',
+    };
+    const envelope = { error: { code: 'no_edition_on_file', message: 'No version in force.', requestId: 'r-2', didYouMean: [suggestion] } };
+    const { fetch } = recording(() => json(404, envelope));
+    const thrown = await unwrap(createAsofClient({ fetch }).GET('/health')).catch((e: unknown) => e);
+    expect(isAsofError(thrown, 'not_carried', 'no_edition_on_file')).toBe(true);
+    expect(thrown).toMatchObject({ status: 404, code: 'no_edition_on_file', didYouMean: [suggestion], retryAfter: undefined });
+  });
+
   it('names the status and what came back when an error answer is not an envelope', async () => {
     const { fetch } = recording(() => new Response('<html>Bad Gateway</html>', { status: 502, statusText: 'Bad Gateway' }));
     const thrown = await unwrap(createAsofClient({ fetch }).GET('/health')).catch((e: unknown) => e);
