@@ -3,16 +3,25 @@ import { defineConfig } from 'vitest/config';
 /**
  * unit: pure code, in parallel. contract: every adapter of a port against the same suite (dynalite, PGlite, and the
  * PostgreSQL server when DATABASE_URL is set). http: black-box over real sockets against one local server with the
- * bundled sample corpus, started once for the run (test/http/global-setup.ts).
+ * bundled sample corpus, started once for the run (test/http/global-setup.ts). The clients/ packages' tests join the
+ * unit and http projects by the same folder names.
  */
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 180_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'clients/*/test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'contract', include: ['test/contract/**/*.test.ts'] } },
-      { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts'], globalSetup: ['test/http/global-setup.ts'] } },
+      {
+        extends: true,
+        // The clients' black-box tests share the one server of the run (a second globalSetup would start a second one).
+        test: {
+          name: 'http',
+          include: ['test/http/**/*.test.ts', 'clients/*/test/http/**/*.test.ts'],
+          globalSetup: ['test/http/global-setup.ts'],
+        },
+      },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
     ],
   },

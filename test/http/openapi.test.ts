@@ -45,14 +45,17 @@ describe('the OpenAPI document', () => {
     expect((doc as unknown as { openapi: string }).openapi).toBe('3.1.0');
   });
 
-  it('is served as YAML at the same path and as committed in openapi/', async () => {
+  it('is served as YAML at the same path and as committed in openapi/ (YAML and JSON)', async () => {
     const yaml = await get('/openapi.yaml', {}, null);
     expect(yaml.headers.get('content-type')).toMatch(/yaml/);
     const fromYaml = parse(yaml.text) as { paths: object };
     expect(fromYaml.paths).toEqual(doc.paths);
+    const generated = buildOpenApi(ROUTES, { serverUrl: 'http://127.0.0.1:8787/v1', version: API_VERSION });
     const committed = await readFile(new URL('../../openapi/openapi.yaml', import.meta.url), 'utf8');
-    const generated = openApiYaml(buildOpenApi(ROUTES, { serverUrl: 'http://127.0.0.1:8787/v1', version: API_VERSION }));
-    expect(committed, 'run `npm run openapi` and commit the result').toBe(generated);
+    expect(committed, 'run `npm run openapi` and commit the result').toBe(openApiYaml(generated));
+    // The JSON is what the TypeScript client's types are generated from (clients/typescript).
+    const committedJson = await readFile(new URL('../../openapi/openapi.json', import.meta.url), 'utf8');
+    expect(committedJson, 'run `npm run openapi` and commit the result').toBe(`${JSON.stringify(generated, null, 2)}\n`);
   });
 
   it('documents every route of the table on every path, and nothing else', () => {
