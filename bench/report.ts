@@ -5,6 +5,7 @@ import type { BulkLoadFigure } from './bulk-load.ts';
 import type { BundleFigure, BundleResults } from './bundles.ts';
 import type { CitationResults } from './citations.ts';
 import type { DcCodeFigures } from './dc-code.ts';
+import type { DiffFigures, DiffTiming } from './diff.ts';
 import type { FederalCorpusFigures, FederalFigures, FederalRuns } from './federal.ts';
 import { type LoadResult, percentiles } from './http-load.ts';
 import type { IngestWorkerResult } from './ingest-worker.ts';
@@ -117,6 +118,9 @@ export interface BenchResults {
   /** § 1i: the real loaded corpus (sample, federal zips, D.C. history, states), loaded through the CLI (issue 17). */
   loaded?: LoadedFigures | null;
   loadedRun?: { at: string; commit: string; command: string };
+  /** § 1j: the diff of two versions on the longest real section, and a pathological pair (issue 19). */
+  diff?: DiffFigures | null;
+  diffRun?: { at: string; commit: string; command: string };
   scale: { ingest: ScaleIngest; start: StartupFigure; http: SizeHttp; httpNoCache: SizeHttp; matches: SearchMatches } | null;
   /** § 6: search cost by the number of words of `q`, on the scale store. */
   searchTerms?: SearchTermCosts | null;
@@ -356,6 +360,7 @@ export function renderReport(r: BenchResults): string {
   if (r.federal) push(...federalSection(r.federal, r.federalRun));
   if (r.dcCode) push(...dcCodeSection(r.dcCode, r.dcCodeRun));
   if (r.loaded) push(...loadedSection(r.loaded, r.loadedRun));
+  if (r.diff) push(...diffSection(r.diff, r.diffRun));
   if (r.searchEnginesByHand) push(...r.searchEnginesByHand, '');
 
   // ---- HTTP on the sample ------------------------------------------------------------------------------------
@@ -1224,5 +1229,30 @@ function loadedSection(f: LoadedFigures, separately?: BenchResults['loadedRun'])
     '',
     ...errorLines([f.sample.unmetered, f.sample.metered].flatMap((x) => Object.values(x) as LoadResult[])),
     ...errorLines([f.loaded.unmetered, f.loaded.metered].flatMap((x) => Object.values(x) as LoadResult[])),
+  ];
+}
+
+function diffSection(d: DiffFigures, separately?: BenchResults['diffRun']): string[] {
+  const t = (x: DiffTiming) => `${ms(x.medianMs)} / ${ms(x.p95Ms)} / ${ms(x.maxMs)}`;
+  const ratio = (x: DiffTiming) => `${(x.medianMs / d.baselineHash.medianMs).toFixed(1)}×`;
+  const [a, b] = d.pair.chars;
+  const [pa, pb] = d.pathological.chars;
+  return [
+    '## 1j. Diff of two versions (issue 19)',
+    '',
+    ...measuredSeparately(separately),
+    `In process (functions/law/diff.ts on jsdiff), ${d.bounded.runs} runs each after warm-up; load average at the start ${d.loadAverage.map((x) => x.toFixed(2)).join(' / ')}. ` +
+      `The pair: ${d.pair.what} (${int(a)} and ${int(b)} characters, test/fixtures/dc-code-51-103), the longest real D.C. section with more than one version. ` +
+      'The baseline is the content hash (SHA-256) of both texts, measured in the same run: the ratios hold on a busy machine where the milliseconds do not. ' +
+      `Budget: ${int(d.budget.wordEdits)} word edits per replaced passage, ${int(d.budget.lineEdits)} line edits, ${d.budget.timeMs} ms of word diffs per call.`,
+    '',
+    '| what | median / p95 / max (ms) | × baseline (median) | note |',
+    '|---|--:|--:|---|',
+    `| baseline: content hash of both texts | ${t(d.baselineHash)} | 1.0× | |`,
+    `| /law/diff's diff (edit script + unified) | ${t(d.bounded)} | ${ratio(d.bounded)} | target well under 100 ms: ${verdict(d.bounded.p95Ms < 100)}; word level: ${d.pair.wordLevel}; words kept / removed / added ${int(d.pair.words.kept)} / ${int(d.pair.words.removed)} / ${int(d.pair.words.added)} |`,
+    `| jsdiff diffWords on the whole pair (not used: loses spaces) | ${t(d.jsdiffWords)} | ${ratio(d.jsdiffWords)} | |`,
+    `| pathological pair, bounded | ${t(d.pathological.bounded)} | ${ratio(d.pathological.bounded)} | ${d.pathological.what}, ${int(pa)} and ${int(pb)} characters; word level: ${d.pathological.wordLevel} (given as lines) |`,
+    `| pathological pair, jsdiff diffWords unbounded | ${d.pathological.unboundedMs === null ? '– (not run: `--quick`)' : ms(d.pathological.unboundedMs)} | | what the budget prevents: the event loop held that long |`,
+    '',
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|loaded|citations]
+ * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|loaded|citations|diff]
  * [-- --uslm-dir DIR] [-- --dc-repo PATH] [-- --states-dir DIR] [-- --caselaw-data DIR] [-- --baseline-extractor FILE]`: the
  * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
  * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
@@ -7,7 +7,8 @@
  * `--only loaded` the whole loaded corpus (those zips, the D.C. history of `--dc-repo`, the state codes of
  * `--states-dir`, default data/states) through the CLI, then its lookup and search loads (bench/loaded.ts); `--only
  * citations` the citation extractor alone (`--caselaw-data`: CourtListener API v3 records to draw held-out opinions
- * from; `--baseline-extractor`: another commit's extract.ts, measured beside it).
+ * from; `--baseline-extractor`: another commit's extract.ts, measured beside it); `--only diff` the diff of two versions
+ * (issue 19) on the longest real D.C. section and a pathological pair, in process (bench/diff.ts).
  */
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import { bulkLoadFigures } from './bulk-load.ts';
 import { bundleFigures } from './bundles.ts';
 import { citationFigures } from './citations.ts';
 import { dcCodeFigures } from './dc-code.ts';
+import { diffFigures } from './diff.ts';
 import { federalFigures } from './federal.ts';
 import {
   type BareServer,
@@ -319,7 +321,7 @@ const results: BenchResults = {
  * `--only NAME`: one section measured again alone and put into the committed results, which say so (its `…Run` record:
  * when, on which commit, by which command); the rest of the committed figures stay as they were.
  */
-type RunKey = 'bundlesRun' | 'uslmIngestRun' | 'dcCodeRun' | 'loadedRun' | 'federalRun' | 'citationsRun' | 'bulkLoadRun';
+type RunKey = 'bundlesRun' | 'uslmIngestRun' | 'dcCodeRun' | 'loadedRun' | 'federalRun' | 'citationsRun' | 'bulkLoadRun' | 'diffRun';
 interface OnlySection {
   what: string;
   run: RunKey;
@@ -373,6 +375,13 @@ const onlySections: Record<string, OnlySection> = {
     run: 'federalRun',
     measure: async (r) => {
       r.federal = await federalFigures(uslmDir, federalSettings, log);
+    },
+  },
+  diff: {
+    what: 'Diff of two versions on the longest real D.C. section, and a pathological pair',
+    run: 'diffRun',
+    measure: async (r) => {
+      r.diff = await diffFigures({ quick, unbounded: !quick }, log);
     },
   },
   citations: {

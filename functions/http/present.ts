@@ -1,11 +1,22 @@
 import type { SiteConfig } from '#app/services.ts';
-import type { SectionRef, SectionVersion } from '#law/model.ts';
+import { type SectionRef, type SectionVersion, summarize, type VersionSummary } from '#law/model.ts';
 import { DISCLAIMER, serviceNote } from '#law/notes.ts';
 import { type PinpointAnswer, pinpointNote } from '#law/pinpoint.ts';
+import type { SectionTimeline, VersionDiff } from '#law/timeline.ts';
 import type { AuditFinding } from '#ops/ports.ts';
+import { localDateOf } from '#shared/dates.ts';
 
-export const permalinkOf = (site: SiteConfig, ref: SectionRef): string =>
-  `${site.siteUrl}/law/${encodeURIComponent(ref.jurisdiction)}/${encodeURIComponent(ref.corpus)}/${encodeURIComponent(ref.key)}`;
+/**
+ * `{site_url}/law/<jurisdiction>/<corpus>/<key>` (the spec's shape), with `?asOf=` the date a version starts when the
+ * answer is about one version: the link then opens that version, not whatever is in force when it is followed.
+ */
+export const permalinkOf = (site: SiteConfig, ref: SectionRef, asOf?: string): string =>
+  `${site.siteUrl}/law/${encodeURIComponent(ref.jurisdiction)}/${encodeURIComponent(ref.corpus)}/${encodeURIComponent(ref.key)}` +
+  (asOf === undefined ? '' : `?asOf=${asOf}`);
+
+/** The permalink of the version that starts at `validFrom`. */
+export const versionPermalink = (site: SiteConfig, v: { citation: SectionRef; validFrom: string }): string =>
+  permalinkOf(site, v.citation, localDateOf(v.validFrom));
 
 const noteWith = (note: string | null, pinpoint: PinpointAnswer | null): string | null =>
   pinpoint ? [note, pinpointNote(pinpoint)].filter(Boolean).join(' ') : note;
@@ -23,7 +34,7 @@ export function presentVersion(site: SiteConfig, v: SectionVersion, pinpoint: Pi
     validTo: v.validTo,
     ingestedAt: v.ingestedAt,
     temporalBasis: v.temporalBasis,
-    permalink: permalinkOf(site, v.citation),
+    permalink: versionPermalink(site, v),
     provenance: v.provenance,
     disclaimer: DISCLAIMER,
     ...(v.topics?.length ? { topics: v.topics } : {}),
@@ -64,3 +75,54 @@ export const presentFinding = (f: AuditFinding) => ({
   unexplained_empty: f.unexplainedEmpty,
   misattributed: f.misattributed,
 });
+
+/** A version in a timeline or a diff: its dates, labels and hash, and the permalink that opens it. */
+export const presentVersionSummary = (site: SiteConfig, v: VersionSummary) => ({
+  validFrom: v.validFrom,
+  validTo: v.validTo,
+  status: v.status,
+  versionLabel: v.versionLabel,
+  temporalBasis: v.temporalBasis,
+  contentHash: v.contentHash,
+  catchline: v.catchline,
+  permalink: versionPermalink(site, v),
+});
+
+const gapNote = (g: { validFrom: string; validTo: string }) =>
+  `No version of this section is on file from ${localDateOf(g.validFrom)} until ${localDateOf(g.validTo)}: a lookup of a date in between answers no_edition_on_file.`;
+
+/** The versions endpoint's answer: the versions oldest first, each gap between two of them as an entry of its own. */
+export function presentTimeline(site: SiteConfig, t: SectionTimeline) {
+  return {
+    citation: t.citation,
+    versions: t.entries.map((e) =>
+      e.kind === 'version'
+        ? { kind: 'version' as const, ...presentVersionSummary(site, e.version) }
+        : { kind: 'gap' as const, validFrom: e.validFrom, validTo: e.validTo, note: gapNote(e) },
+    ),
+    endedAt: t.endedAt,
+    note:
+      t.endedAt === null ? null : `No longer in force since ${localDateOf(t.endedAt)}: no version on file is valid on or after that date.`,
+    disclaimer: DISCLAIMER,
+  };
+}
+
+const diffSide = (site: SiteConfig, side: VersionDiff['from']) => ({
+  date: side.date,
+  version: presentVersionSummary(site, summarize(side.version)),
+});
+
+/** The diff endpoint's answer. */
+export function presentDiff(site: SiteConfig, d: VersionDiff) {
+  return {
+    citation: d.citation,
+    from: diffSide(site, d.from),
+    to: diffSide(site, d.to),
+    identical: d.identical,
+    wordLevel: d.wordLevel,
+    words: d.words,
+    operations: d.operations,
+    unified: d.unified,
+    disclaimer: DISCLAIMER,
+  };
+}

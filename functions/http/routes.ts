@@ -3,7 +3,7 @@ import { defineRoute, type Route } from './route.ts';
 import { publicAccess } from './routes/access.ts';
 import { caselawCase, caselawCitations, caselawCitedBy } from './routes/caselaw.ts';
 import { lawFormat } from './routes/formats.ts';
-import { lawLookup, lawSearch, lawText } from './routes/law.ts';
+import { lawDiff, lawLookup, lawSearch, lawText, lawVersions } from './routes/law.ts';
 import { health, healthCorpus, lawCoverage, lawQuality } from './routes/ops.ts';
 import { EmptyInputSchema } from './schemas.ts';
 
@@ -34,6 +34,8 @@ export const openapiJson = openapiRoute('json');
 export const ROUTES: readonly Route[] = [
   lawLookup,
   lawText,
+  lawVersions,
+  lawDiff,
   lawSearch,
   lawFormat,
   caselawCitations,

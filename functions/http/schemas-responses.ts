@@ -89,6 +89,70 @@ const TextResultSchema = z
   })
   .meta({ id: 'TextResult' });
 
+const VersionSummarySchema = z
+  .object({
+    validFrom: isoTimestamp,
+    validTo: isoTimestamp.meta({ description: 'end of validity (exclusive); 9999-12-31T23:59:59Z when open' }),
+    status,
+    versionLabel: z.string(),
+    temporalBasis,
+    contentHash: z.string().meta({ description: '`sha256:` + hex SHA-256 of bodyText (NFC, \\n line ends)' }),
+    catchline: z.string(),
+    permalink: z
+      .url()
+      .meta({ description: 'the page of this version: `{site_url}/law/<jurisdiction>/<corpus>/<key>?asOf=<its first day>`' }),
+  })
+  .meta({ id: 'VersionSummary' });
+
+const TimelineVersionSchema = VersionSummarySchema.extend({ kind: z.literal('version') }).meta({ id: 'TimelineVersion' });
+const TimelineGapSchema = z
+  .object({
+    kind: z.literal('gap'),
+    validFrom: isoTimestamp.meta({ description: 'the end of the version before' }),
+    validTo: isoTimestamp.meta({ description: 'the start of the version after' }),
+    note: z.string(),
+  })
+  .meta({ id: 'TimelineGap', description: 'a time between two versions in which no version of the section is on file' });
+
+const TimelineSchema = z
+  .object({
+    citation: CitationSchema,
+    versions: z
+      .array(z.discriminatedUnion('kind', [TimelineVersionSchema, TimelineGapSchema]))
+      .meta({ description: 'oldest first; a gap between two versions is an entry of its own' }),
+    endedAt: isoTimestamp.nullable().meta({
+      description: 'the end of the last version when no version on file is valid after it (a deleted section); null while one is open',
+    }),
+    note: z.string().nullable().meta({ description: 'says since when the section is no longer in force, when it is not' }),
+    disclaimer: z.string(),
+  })
+  .meta({ id: 'Timeline' });
+
+const DiffSideSchema = z
+  .object({ date: calendarDate.meta({ description: 'the date asked' }), version: VersionSummarySchema })
+  .meta({ id: 'DiffSide' });
+
+const DiffSchema = z
+  .object({
+    citation: CitationSchema,
+    from: DiffSideSchema,
+    to: DiffSideSchema,
+    identical: z.boolean().meta({ description: 'the same version is in force on both dates' }),
+    wordLevel: z.boolean().meta({
+      description:
+        'false when a passage was too long or too different to diff word by word in time: it is given as its lines removed and added',
+    }),
+    words: z
+      .object({ kept: z.int().min(0), removed: z.int().min(0), added: z.int().min(0) })
+      .meta({ description: 'words (runs of letters and digits) in the kept, removed and added text' }),
+    operations: z
+      .array(z.object({ op: z.enum(['keep', 'remove', 'add']), text: z.string() }).meta({ id: 'DiffOperation' }))
+      .meta({ description: 'the edit script, in order: keep + remove texts make the old bodyText, keep + add texts the new one' }),
+    unified: z.string().meta({ description: 'unified diff of the lines (three lines of context); empty when the texts are the same' }),
+    disclaimer: z.string(),
+  })
+  .meta({ id: 'Diff' });
+
 const SearchHitSchema = z
   .object({
     citation: CitationSchema,
@@ -231,12 +295,16 @@ const resultOf = <T extends z.ZodType>(schema: T, id: string) => z.object({ resu
 
 const LookupResponseSchema = resultOf(SectionVersionSchema, 'LookupResponse');
 const TextResponseSchema = resultOf(TextResultSchema, 'TextResponse');
+const VersionsResponseSchema = resultOf(TimelineSchema, 'VersionsResponse');
+const DiffResponseSchema = resultOf(DiffSchema, 'DiffResponse');
 const SearchResponseSchema = z.object({ results: z.array(SearchHitSchema), disclaimer: z.string() }).meta({ id: 'SearchResponse' });
 
 /** The response resources by their OpenAPI component id: what a route's `responses` name. */
 export const RESPONSE_SCHEMAS = {
   LookupResponse: LookupResponseSchema,
   TextResponse: TextResponseSchema,
+  VersionsResponse: VersionsResponseSchema,
+  DiffResponse: DiffResponseSchema,
   SearchResponse: SearchResponseSchema,
   CoverageResponse: CoverageResponseSchema,
   QualityResponse: QualityResponseSchema,

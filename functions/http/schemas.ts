@@ -35,6 +35,16 @@ export const LookupInputSchema = z.object({
   corpus: corpusParam,
 });
 
+export const VersionsInputSchema = LookupInputSchema.omit({ asOf: true });
+
+const requiredDate = (description: string, example: string) =>
+  z.string().refine(isCalendarDate, { message: 'must be a calendar date written YYYY-MM-DD' }).meta({ description, example });
+
+export const DiffInputSchema = VersionsInputSchema.extend({
+  from: requiredDate('YYYY-MM-DD; the version in force on that date is the old side of the diff', '2021-10-18'),
+  to: requiredDate('YYYY-MM-DD; the version in force on that date is the new side of the diff', '2022-12-14'),
+});
+
 export const SearchInputSchema = z.object({
   q: z
     .string()

@@ -1,6 +1,6 @@
 import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
-import { collectionsOf, describeTitle } from './collections.ts';
+import { type Collection, collectionsOf, describeTitle } from './collections.ts';
 import type { Corpus, SectionRef, SectionVersion, VersionSummary } from './model.ts';
 import { applyPinpoint, type PinpointAnswer } from './pinpoint.ts';
 import type { VersionStore } from './ports.ts';
@@ -40,10 +40,35 @@ export interface LookupAnswer {
 
 /** The version in force on `asOf`, or a 404 that says why (never the nearest version instead). */
 export async function lookupVersion(store: VersionStore, params: LookupParams): Promise<LookupAnswer> {
-  const { jurisdiction, citation, asOf, corpus } = params;
+  const section = await resolveSection(store, params);
+  const found = await store.findInForce(section.ref, params.asOf);
+  if (found) {
+    return {
+      version: found,
+      pinpoint: section.pinpoint === null ? null : applyPinpoint(found.bodyText, section.pinpoint, found.citation.display),
+    };
+  }
+  throw await notInForceError(store, section, await store.listVersions(section.ref), params.asOf, params.coverageUrl);
+}
+
+/** A citation read as one key of one carried collection: what lookup, versions and diff address. */
+export interface ResolvedSection {
+  ref: SectionRef;
+  collection: Collection;
+  /** What a printed form gave after the number (`(a)(7)`), or null. */
+  pinpoint: string | null;
+}
+
+export type ResolveParams = Pick<LookupParams, 'jurisdiction' | 'citation' | 'corpus' | 'coverageUrl'>;
+
+/**
+ * The key a citation names, or the lookup's 404: `not_carried` when nothing of the corpus is held for the
+ * jurisdiction, `no_edition_on_file` when the citation is no key or printed form of it (or one of another jurisdiction).
+ */
+export async function resolveSection(store: VersionStore, params: ResolveParams): Promise<ResolvedSection> {
+  const { jurisdiction, citation, corpus } = params;
   const coverageUrl = params.coverageUrl ?? '/law/coverage';
   const resolved = resolveCitation(jurisdiction, citation, corpus);
-
   if (resolved.kind !== 'key') {
     await assertCarried(store, jurisdiction, corpus, coverageUrl);
     const hint =
@@ -52,21 +77,26 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
         : ` It is not a key or citation form of ${describeCollections(jurisdiction, corpus)}.`;
     throw new AppError('no_edition_on_file', `No section '${citation}' is on file for ${jurisdiction}.${hint}`);
   }
-
   const { collection, key } = resolved;
-  const ref: SectionRef = { jurisdiction, corpus: collection.corpus, key };
-  const found = await store.findInForce(ref, asOf);
-  if (found) {
-    return {
-      version: found,
-      pinpoint: resolved.pinpoint === null ? null : applyPinpoint(found.bodyText, resolved.pinpoint, found.citation.display),
-    };
-  }
-  // A miss says whether the corpus is carried at all, and asks the store only when nothing else read shows it: a
-  // version of the key, or a key beside it, proves it is.
-  const versions = await store.listVersions(ref);
+  return { ref: { jurisdiction, corpus: collection.corpus, key }, collection, pinpoint: resolved.pinpoint };
+}
+
+/**
+ * Why nothing of `section` is in force on `asOf`, as the lookup says it: the span of its `versions` (all of them,
+ * oldest first) with didYouMean, or, when it has none, whether its collection or title is carried and which keys
+ * beside it are. A miss asks the store whether the corpus is carried only when nothing else read shows it.
+ */
+export async function notInForceError(
+  store: VersionStore,
+  section: ResolvedSection,
+  versions: readonly VersionSummary[],
+  asOf: string,
+  coverageUrl = '/law/coverage',
+): Promise<AppError> {
+  const { ref, collection } = section;
+  const { key } = ref;
   if (versions.length > 0) {
-    throw new AppError(
+    return new AppError(
       'no_edition_on_file',
       `${collection.display(key)} has no version in force on ${asOf}; versions on file run ${spanText(versions)}.${gapText(versions, asOf)}`,
       { didYouMean: versionSuggestions(versions, asOf) },
@@ -76,11 +106,11 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   // Keys sort by collection, and within a collection by title: the keys on either side of `key` include one of its
   // own collection (and title) whenever any is carried, as every key between two of them is one of them too.
   const nearby = await store.nearbyKeys(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
-  if (nearby.length === 0) await assertCarried(store, jurisdiction, collection.corpus, coverageUrl);
-  const where = `${coverageUrl}?jurisdiction=${encodeURIComponent(jurisdiction)}&corpus=${collection.corpus}`;
+  if (nearby.length === 0) await assertCarried(store, ref.jurisdiction, collection.corpus, coverageUrl);
+  const where = `${coverageUrl}?jurisdiction=${encodeURIComponent(ref.jurisdiction)}&corpus=${collection.corpus}`;
   const sameCollection = nearby.filter((k) => collection.ownsKey(k));
   if (sameCollection.length === 0) {
-    throw new AppError(
+    return new AppError(
       'no_edition_on_file',
       `No version of ${collection.display(key)} is on file: ${collection.name} is not a carried collection. See ${where} for what is.`,
       { didYouMean: [], coverageUrl: where },
@@ -89,14 +119,14 @@ export async function lookupVersion(store: VersionStore, params: LookupParams): 
   const title = collection.titleOf?.(key) ?? null;
   const sameTitle = title === null ? sameCollection : sameCollection.filter((k) => collection.titleOf?.(k) === title);
   if (title !== null && sameTitle.length === 0) {
-    throw new AppError(
+    return new AppError(
       'no_edition_on_file',
       `No version of ${collection.display(key)} is on file: ${describeTitle(collection, title)} is not carried. See ${where} for the titles that are.`,
       { didYouMean: [], coverageUrl: where },
     );
   }
   const similar = await similarKeys(store, ref, sameTitle, asOf);
-  throw new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file.`, { didYouMean: similar });
+  return new AppError('no_edition_on_file', `No version of ${collection.display(key)} is on file.`, { didYouMean: similar });
 }
 
 async function assertCarried(store: VersionStore, jurisdiction: string, corpus: Corpus | undefined, coverageUrl: string): Promise<void> {
@@ -112,7 +142,7 @@ function describeCollections(jurisdiction: string, corpus?: Corpus): string {
   return names.length ? names.join(', ') : `any collection of ${jurisdiction}`;
 }
 
-const spanText = (versions: VersionSummary[]): string => {
+const spanText = (versions: readonly VersionSummary[]): string => {
   const ranges = versions.map((v) => `${localDateOf(v.validFrom)}–${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`);
   return ranges.length > 4 ? `${ranges.slice(0, 2).join(', ')}, … ${ranges.at(-1)} (${ranges.length} versions)` : ranges.join(', ');
 };

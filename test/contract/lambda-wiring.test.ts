@@ -47,6 +47,8 @@ const CALLS: Record<
 > = {
   'law-lookup': { method: 'GET', query: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
   'law-text': { method: 'GET', query: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
+  'law-versions': { method: 'GET', query: { jurisdiction: 'dc', citation: '22-404.05' } },
+  'law-diff': { method: 'POST', body: { jurisdiction: 'dc', citation: '22-404.05', from: '2024-03-18', to: '2024-04-21' } },
   'law-search': { method: 'GET', query: { q: 'strangulation', jurisdiction: 'dc' } },
   'law-format': { method: 'GET', query: { jurisdiction: 'us' } },
   'caselaw-citations': { method: 'POST', body: { text: 'Marsh v. Chambers, 463 U.S. 783 (1983)', fallback: 'courtlistener' } },

@@ -77,13 +77,33 @@ describe('the permalink page as a Lambda function', () => {
 
   it('never shows a nearest version: nothing in force on the date is a 404 that lists the versions on file', async () => {
     const res = await pageLambda(permalinkPage)(
+      pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { asOf: '2024-01-01' }),
+      context,
+    );
+
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toMatch(/Nothing under this citation was in force on 2024-01-01/);
+    expect(res.body).toContain('Versions on file');
+  });
+
+  it('shows a section no longer in force as its last version, saying since when (still a 404)', async () => {
+    const res = await pageLambda(permalinkPage)(
       pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { asOf: '2024-07-01' }),
       context,
     );
 
     expect(res.statusCode).toBe(404);
-    expect(res.body).toMatch(/Nothing under this citation was in force on 2024-07-01/);
-    expect(res.body).toContain('Versions on file');
+    expect(res.body).toContain('No longer in force since 2024-06-22.');
+    expect(res.body).toContain('Strangulation');
+  });
+
+  it('compares two versions from the query string, as the form sends it', async () => {
+    const res = await pageLambda(permalinkPage)(
+      pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }, { from: '2024-03-18', to: '2024-04-01' }),
+      context,
+    );
+
+    expect(res.body).toContain('<del>D.C. Official Code </del>');
   });
 
   it('decodes percent-encoded path parameters, and answers a malformed escape as not found', async () => {

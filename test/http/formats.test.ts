@@ -46,7 +46,7 @@ describe('GET/POST /law/format: court filing formats read from rule text', () =>
       citationKey: 'Fed. R. App. P. 32',
       effectiveFrom: '2024-12-01',
       changedSincePinned: false,
-      permalink: `${fixture().siteUrl}/law/us/rules/frap-32`,
+      permalink: `${fixture().siteUrl}/law/us/rules/frap-32?asOf=2024-12-01`,
     });
     // The citation key is one the lookup endpoint accepts, and the version it answers today is the pinned one.
     const looked = await get('/law/lookup', { jurisdiction: 'us', citation: rule32.citationKey });

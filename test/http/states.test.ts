@@ -12,7 +12,7 @@ describe('state codes through the running server', () => {
       temporalBasis: 'compiled-edition',
       validFrom: '2020-09-01T00:00:00-05:00',
       validTo: '2021-05-21T00:00:00-05:00',
-      permalink: `${fixture().siteUrl}/law/tn/statutes/15-2-102`,
+      permalink: `${fixture().siteUrl}/law/tn/statutes/15-2-102?asOf=2020-09-01`,
       provenance: {
         versionLabel: 'r72',
         sourceUrl:

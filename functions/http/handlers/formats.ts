@@ -21,7 +21,7 @@ export async function handleFormat(input: FormatInput, { services }: RouteContex
   );
   const result = results.map((r) => ({
     ...r,
-    rules: r.rules.map(({ ref, ...entry }) => ({ ...entry, permalink: permalinkOf(services.site, ref) })),
+    rules: r.rules.map(({ ref, ...entry }) => ({ ...entry, permalink: permalinkOf(services.site, ref, entry.effectiveFrom) })),
   }));
   return { body: { result, note: FORMAT_NOTE, disclaimer: FORMAT_DISCLAIMER } };
 }

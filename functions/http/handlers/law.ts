@@ -2,14 +2,17 @@ import type { z } from 'zod';
 import { lookupVersion } from '#law/lookup.ts';
 import { DISCLAIMER } from '#law/notes.ts';
 import { searchLaw } from '#law/search.ts';
-import { presentText, presentVersion } from '../present.ts';
+import { diffVersions, listVersions } from '#law/timeline.ts';
+import { presentDiff, presentText, presentTimeline, presentVersion } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
-import type { LookupInputSchema, SearchInputSchema } from '../schemas.ts';
+import type { DiffInputSchema, LookupInputSchema, SearchInputSchema, VersionsInputSchema } from '../schemas.ts';
 import { withFormatTopic } from './formats.ts';
 import { need, todayUtc } from './need.ts';
 
 type LookupInput = z.output<typeof LookupInputSchema>;
 type SearchInput = z.output<typeof SearchInputSchema>;
+type VersionsInput = z.output<typeof VersionsInputSchema>;
+type DiffInput = z.output<typeof DiffInputSchema>;
 
 const findVersion = (input: LookupInput, { services }: RouteContext) =>
   lookupVersion(need(services.versions), {
@@ -40,4 +43,27 @@ export async function handleSearch(input: SearchInput, { services }: RouteContex
     ...(input.limit !== undefined && { limit: input.limit }),
   });
   return { body: { results: hits, disclaimer: DISCLAIMER } };
+}
+
+export async function handleVersions(input: VersionsInput, { services }: RouteContext): Promise<RouteResult> {
+  const timeline = await listVersions(need(services.versions), {
+    jurisdiction: input.jurisdiction,
+    citation: input.citation,
+    ...(input.corpus && { corpus: input.corpus }),
+    today: todayUtc(services.now()),
+    coverageUrl: `${services.site.baseUrl}/law/coverage`,
+  });
+  return { body: { result: presentTimeline(services.site, timeline) } };
+}
+
+export async function handleDiff(input: DiffInput, { services }: RouteContext): Promise<RouteResult> {
+  const diff = await diffVersions(need(services.versions), {
+    jurisdiction: input.jurisdiction,
+    citation: input.citation,
+    ...(input.corpus && { corpus: input.corpus }),
+    from: input.from,
+    to: input.to,
+    coverageUrl: `${services.site.baseUrl}/law/coverage`,
+  });
+  return { body: { result: presentDiff(services.site, diff) } };
 }

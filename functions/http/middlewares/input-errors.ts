@@ -91,7 +91,10 @@ const isMissing = (value: unknown) => value === undefined || isEmpty(value);
  */
 export function toInputError(issues: readonly z.core.$ZodIssue[], params: Record<string, unknown>, fieldCodes: FieldCodes = {}): AppError {
   const fields = issues.map((i) => String(i.path[0] ?? ''));
-  const missing = [...new Set(fields.filter((f) => isMissing(params[f]) && !fieldCodes[f]?.startsWith('bad_')))];
+  // An empty value of a field with its own code is a malformed value (`asOf=` is bad_as_of); an absent one is missing.
+  const missing = [
+    ...new Set(fields.filter((f) => params[f] === undefined || (isMissing(params[f]) && !fieldCodes[f]?.startsWith('bad_')))),
+  ];
   if (missing.length) return new AppError('missing_fields', `Missing required parameter(s): ${missing.join(', ')}.`, { fields: missing });
   const field = fields[0]!;
   const first = issues[0]!;

@@ -7,7 +7,8 @@ import { textResponse } from '../respond.ts';
 const STYLE = `body{font:16px/1.5 Georgia,serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:rgb(34,34,34)}
 h1{font-size:1.4rem}pre{white-space:pre-wrap;font:inherit}table{border-collapse:collapse;font-size:.9rem}
 td,th{border-bottom:1px solid rgb(221,221,221);padding:.25rem .5rem;text-align:left}.meta{color:rgb(85,85,85);font-size:.9rem}
-.current{font-weight:bold}.notice{background:rgb(255,244,224);padding:.5rem 1rem}`;
+.current{font-weight:bold}.notice{background:rgb(255,244,224);padding:.5rem 1rem}
+ins{background:rgb(214,245,214)}del{background:rgb(252,222,222)}.gap td{color:rgb(85,85,85);font-style:italic}`;
 
 /**
  * Headers of every page: nothing loaded but the page's own inline style, and no framing by any site (a page of the

@@ -1,0 +1,4 @@
+import { lawVersions } from '#http/routes/law.ts';
+import { routeLambda } from '../route-entry.ts';
+
+export const handler = routeLambda(lawVersions);
