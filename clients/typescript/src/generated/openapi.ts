@@ -101,6 +101,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/law/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version on file of a section, oldest first, with the gaps between them
+         * @description Each version with its validity, status, label, temporal basis, content hash and a permalink that opens it (`?asOf=` its first day). A time between two versions in which nothing is on file is an entry of its own (`kind: gap`); `endedAt` is set when the last version has ended. The citation is read as lookup reads it, with the same 404s.
+         */
+        get: operations["law-versions-get"];
+        put?: never;
+        /**
+         * Every version on file of a section, oldest first, with the gaps between them
+         * @description Each version with its validity, status, label, temporal basis, content hash and a permalink that opens it (`?asOf=` its first day). A time between two versions in which nothing is on file is an entry of its own (`kind: gap`); `endedAt` is set when the last version has ended. The citation is read as lookup reads it, with the same 404s.
+         */
+        post: operations["law-versions-post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statutes/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version on file of a section, oldest first, with the gaps between them
+         * @description Each version with its validity, status, label, temporal basis, content hash and a permalink that opens it (`?asOf=` its first day). A time between two versions in which nothing is on file is an entry of its own (`kind: gap`); `endedAt` is set when the last version has ended. The citation is read as lookup reads it, with the same 404s.
+         */
+        get: operations["law-versions-statutes-get"];
+        put?: never;
+        /**
+         * Every version on file of a section, oldest first, with the gaps between them
+         * @description Each version with its validity, status, label, temporal basis, content hash and a permalink that opens it (`?asOf=` its first day). A time between two versions in which nothing is on file is an entry of its own (`kind: gap`); `endedAt` is set when the last version has ended. The citation is read as lookup reads it, with the same 404s.
+         */
+        post: operations["law-versions-statutes-post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/law/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The versions of a section in force on two dates and the difference between their texts
+         * @description A word-level edit script (`operations`: text kept, removed, added, in order) and a unified diff of the lines (`unified`). `identical` is true when the same version is in force on both dates. When nothing is in force on a date, the answer is the lookup’s 404 (no_edition_on_file with didYouMean), `error.fields` naming the parameter(s). A malformed `from` or `to` is 400 bad_as_of, `error.field` naming which. A passage too long or too different to diff word by word within the time budget is given as its lines removed and added (`wordLevel: false`).
+         */
+        get: operations["law-diff-get"];
+        put?: never;
+        /**
+         * The versions of a section in force on two dates and the difference between their texts
+         * @description A word-level edit script (`operations`: text kept, removed, added, in order) and a unified diff of the lines (`unified`). `identical` is true when the same version is in force on both dates. When nothing is in force on a date, the answer is the lookup’s 404 (no_edition_on_file with didYouMean), `error.fields` naming the parameter(s). A malformed `from` or `to` is 400 bad_as_of, `error.field` naming which. A passage too long or too different to diff word by word within the time budget is given as its lines removed and added (`wordLevel: false`).
+         */
+        post: operations["law-diff-post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statutes/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The versions of a section in force on two dates and the difference between their texts
+         * @description A word-level edit script (`operations`: text kept, removed, added, in order) and a unified diff of the lines (`unified`). `identical` is true when the same version is in force on both dates. When nothing is in force on a date, the answer is the lookup’s 404 (no_edition_on_file with didYouMean), `error.fields` naming the parameter(s). A malformed `from` or `to` is 400 bad_as_of, `error.field` naming which. A passage too long or too different to diff word by word within the time budget is given as its lines removed and added (`wordLevel: false`).
+         */
+        get: operations["law-diff-statutes-get"];
+        put?: never;
+        /**
+         * The versions of a section in force on two dates and the difference between their texts
+         * @description A word-level edit script (`operations`: text kept, removed, added, in order) and a unified diff of the lines (`unified`). `identical` is true when the same version is in force on both dates. When nothing is in force on a date, the answer is the lookup’s 404 (no_edition_on_file with didYouMean), `error.fields` naming the parameter(s). A malformed `from` or `to` is 400 bad_as_of, `error.field` naming which. A passage too long or too different to diff word by word within the time budget is given as its lines removed and added (`wordLevel: false`).
+         */
+        post: operations["law-diff-statutes-post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/law/search": {
         parameters: {
             query?: never;
@@ -543,6 +639,129 @@ export interface components {
             permalink: string;
             disclaimer: string;
             pinpoint?: components["schemas"]["Pinpoint"];
+        };
+        VersionsResponse: {
+            result: components["schemas"]["Timeline"];
+        };
+        Timeline: {
+            citation: components["schemas"]["Citation"];
+            /** @description oldest first; a gap between two versions is an entry of its own */
+            versions: (components["schemas"]["TimelineVersion"] | components["schemas"]["TimelineGap"])[];
+            /** @description the end of the last version when no version on file is valid after it (a deleted section); null while one is open */
+            endedAt: string | null;
+            /** @description says since when the section is no longer in force, when it is not */
+            note: string | null;
+            disclaimer: string;
+        };
+        TimelineVersion: {
+            /**
+             * @description ISO 8601 timestamp
+             * @example 2024-03-18T00:00:00-04:00
+             */
+            validFrom: string;
+            /**
+             * @description end of validity (exclusive); 9999-12-31T23:59:59Z when open
+             * @example 2024-03-18T00:00:00-04:00
+             */
+            validTo: string;
+            /** @enum {string} */
+            status: "active" | "repealed" | "reserved" | "omitted" | "transferred" | "renumbered" | "expired";
+            versionLabel: string;
+            /** @enum {string} */
+            temporalBasis: "effective-date" | "compiled-edition" | "publication-date" | "retrieval-date";
+            /** @description `sha256:` + hex SHA-256 of bodyText (NFC, \n line ends) */
+            contentHash: string;
+            catchline: string;
+            /**
+             * Format: uri
+             * @description the page of this version: `{site_url}/law/<jurisdiction>/<corpus>/<key>?asOf=<its first day>`
+             */
+            permalink: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "version";
+        };
+        /** @description a time between two versions in which no version of the section is on file */
+        TimelineGap: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gap";
+            /**
+             * @description the end of the version before
+             * @example 2024-03-18T00:00:00-04:00
+             */
+            validFrom: string;
+            /**
+             * @description the start of the version after
+             * @example 2024-03-18T00:00:00-04:00
+             */
+            validTo: string;
+            note: string;
+        };
+        DiffResponse: {
+            result: components["schemas"]["Diff"];
+        };
+        Diff: {
+            citation: components["schemas"]["Citation"];
+            from: components["schemas"]["DiffSide"];
+            to: components["schemas"]["DiffSide"];
+            /** @description the same version is in force on both dates */
+            identical: boolean;
+            /** @description false when a passage was too long or too different to diff word by word in time: it is given as its lines removed and added */
+            wordLevel: boolean;
+            /** @description words (runs of letters and digits) in the kept, removed and added text */
+            words: {
+                kept: number;
+                removed: number;
+                added: number;
+            };
+            /** @description the edit script, in order: keep + remove texts make the old bodyText, keep + add texts the new one */
+            operations: components["schemas"]["DiffOperation"][];
+            /** @description unified diff of the lines (three lines of context); empty when the texts are the same */
+            unified: string;
+            disclaimer: string;
+        };
+        DiffSide: {
+            /**
+             * @description the date asked
+             * @example 2024-03-18
+             */
+            date: string;
+            version: components["schemas"]["VersionSummary"];
+        };
+        VersionSummary: {
+            /**
+             * @description ISO 8601 timestamp
+             * @example 2024-03-18T00:00:00-04:00
+             */
+            validFrom: string;
+            /**
+             * @description end of validity (exclusive); 9999-12-31T23:59:59Z when open
+             * @example 2024-03-18T00:00:00-04:00
+             */
+            validTo: string;
+            /** @enum {string} */
+            status: "active" | "repealed" | "reserved" | "omitted" | "transferred" | "renumbered" | "expired";
+            versionLabel: string;
+            /** @enum {string} */
+            temporalBasis: "effective-date" | "compiled-edition" | "publication-date" | "retrieval-date";
+            /** @description `sha256:` + hex SHA-256 of bodyText (NFC, \n line ends) */
+            contentHash: string;
+            catchline: string;
+            /**
+             * Format: uri
+             * @description the page of this version: `{site_url}/law/<jurisdiction>/<corpus>/<key>?asOf=<its first day>`
+             */
+            permalink: string;
+        };
+        DiffOperation: {
+            /** @enum {string} */
+            op: "keep" | "remove" | "add";
+            text: string;
         };
         SearchResponse: {
             results: components["schemas"]["SearchHit"][];
@@ -1010,6 +1229,15 @@ export type Provenance = components['schemas']['Provenance'];
 export type Pinpoint = components['schemas']['Pinpoint'];
 export type TextResponse = components['schemas']['TextResponse'];
 export type TextResult = components['schemas']['TextResult'];
+export type VersionsResponse = components['schemas']['VersionsResponse'];
+export type Timeline = components['schemas']['Timeline'];
+export type TimelineVersion = components['schemas']['TimelineVersion'];
+export type TimelineGap = components['schemas']['TimelineGap'];
+export type DiffResponse = components['schemas']['DiffResponse'];
+export type Diff = components['schemas']['Diff'];
+export type DiffSide = components['schemas']['DiffSide'];
+export type VersionSummary = components['schemas']['VersionSummary'];
+export type DiffOperation = components['schemas']['DiffOperation'];
 export type SearchResponse = components['schemas']['SearchResponse'];
 export type SearchHit = components['schemas']['SearchHit'];
 export type FormatResponse = components['schemas']['FormatResponse'];
@@ -2015,6 +2243,1090 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TextResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_as_of, bad_corpus, bad_json, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_as_of" | "bad_corpus" | "bad_json" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "too_large";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-versions-get": {
+        parameters: {
+            query: {
+                jurisdiction: string;
+                /** @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`) */
+                citation: string;
+                /** @description one of the six corpus values */
+                corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the section’s timeline */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_corpus, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_corpus" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-versions-post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description short jurisdiction code
+                     * @example us
+                     */
+                    jurisdiction: string;
+                    /**
+                     * @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`)
+                     * @example 28 U.S.C. § 1291
+                     */
+                    citation: string;
+                    /**
+                     * @description one of the six corpus values
+                     * @enum {string}
+                     */
+                    corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+                };
+            };
+        };
+        responses: {
+            /** @description the section’s timeline */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_corpus, bad_json, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_corpus" | "bad_json" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "too_large";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-versions-statutes-get": {
+        parameters: {
+            query: {
+                jurisdiction: string;
+                /** @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`) */
+                citation: string;
+                /** @description one of the six corpus values */
+                corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the section’s timeline */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_corpus, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_corpus" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-versions-statutes-post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description short jurisdiction code
+                     * @example us
+                     */
+                    jurisdiction: string;
+                    /**
+                     * @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`)
+                     * @example 28 U.S.C. § 1291
+                     */
+                    citation: string;
+                    /**
+                     * @description one of the six corpus values
+                     * @enum {string}
+                     */
+                    corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+                };
+            };
+        };
+        responses: {
+            /** @description the section’s timeline */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_corpus, bad_json, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_corpus" | "bad_json" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "too_large";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-diff-get": {
+        parameters: {
+            query: {
+                jurisdiction: string;
+                /** @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`) */
+                citation: string;
+                /** @description one of the six corpus values */
+                corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+                /** @description YYYY-MM-DD; the version in force on that date is the old side of the diff */
+                from: string;
+                /** @description YYYY-MM-DD; the version in force on that date is the new side of the diff */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the two versions and their difference */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_as_of, bad_corpus, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_as_of" | "bad_corpus" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-diff-post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description short jurisdiction code
+                     * @example us
+                     */
+                    jurisdiction: string;
+                    /**
+                     * @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`)
+                     * @example 28 U.S.C. § 1291
+                     */
+                    citation: string;
+                    /**
+                     * @description one of the six corpus values
+                     * @enum {string}
+                     */
+                    corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+                    /**
+                     * @description YYYY-MM-DD; the version in force on that date is the old side of the diff
+                     * @example 2021-10-18
+                     */
+                    from: string;
+                    /**
+                     * @description YYYY-MM-DD; the version in force on that date is the new side of the diff
+                     * @example 2022-12-14
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the two versions and their difference */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_as_of, bad_corpus, bad_json, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_as_of" | "bad_corpus" | "bad_json" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "too_large";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-diff-statutes-get": {
+        parameters: {
+            query: {
+                jurisdiction: string;
+                /** @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`) */
+                citation: string;
+                /** @description one of the six corpus values */
+                corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+                /** @description YYYY-MM-DD; the version in force on that date is the old side of the diff */
+                from: string;
+                /** @description YYYY-MM-DD; the version in force on that date is the new side of the diff */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the two versions and their difference */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffResponse"];
+                };
+            };
+            /** @description error codes: missing_fields, bad_as_of, bad_corpus, bad_parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_fields" | "bad_as_of" | "bad_corpus" | "bad_parameter";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: not_carried, no_edition_on_file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_carried" | "no_edition_on_file";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: statutes_unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "statutes_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "law-diff-statutes-post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description short jurisdiction code
+                     * @example us
+                     */
+                    jurisdiction: string;
+                    /**
+                     * @description citation key (`28-1291`) or a common printed form (`28 U.S.C. § 1291`)
+                     * @example 28 U.S.C. § 1291
+                     */
+                    citation: string;
+                    /**
+                     * @description one of the six corpus values
+                     * @enum {string}
+                     */
+                    corpus?: "statutes" | "rules" | "regulations" | "constitution" | "session-laws" | "ordinances";
+                    /**
+                     * @description YYYY-MM-DD; the version in force on that date is the old side of the diff
+                     * @example 2021-10-18
+                     */
+                    from: string;
+                    /**
+                     * @description YYYY-MM-DD; the version in force on that date is the new side of the diff
+                     * @example 2022-12-14
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the two versions and their difference */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffResponse"];
                 };
             };
             /** @description error codes: missing_fields, bad_as_of, bad_corpus, bad_json, bad_parameter */
