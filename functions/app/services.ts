@@ -12,6 +12,7 @@ import { UsageLog } from '#accounts/usage-log.ts';
 import type { FallbackConfig } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { FormatStore } from '#formats/ports.ts';
+import type { RouteContext, RouteResult } from '#http/route.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
@@ -23,6 +24,13 @@ export interface SiteConfig {
   /** The API's base address including its version segment, e.g. http://127.0.0.1:8787/v1. */
   baseUrl: string;
 }
+
+/**
+ * The MCP endpoint's protocol server (functions/http/handlers/mcp.ts, on the MCP SDK). Brought by the process that
+ * serves the endpoint, as a store's client is, so that no other function bundles the SDK: the OpenAPI functions read
+ * the whole route table.
+ */
+export type McpEndpoint = (input: unknown, ctx: RouteContext) => Promise<RouteResult>;
 
 /** The stores a deployment gives the request path; null where it has none (the endpoints that need it answer 503). */
 export interface ServiceStores {
@@ -50,6 +58,8 @@ export interface Services extends Omit<ServiceStores, 'meters'> {
   /** The per-token edge limit in process; null where the edge is in front of the process (the stage's WAF rule). */
   edge: EdgeLimiter | null;
   logger: Logger;
+  /** The MCP endpoint, where this process serves it (the local server, the endpoint's function); absent elsewhere. */
+  mcp?: McpEndpoint;
 }
 
 export interface ServiceOptions {
@@ -70,6 +80,8 @@ export interface ServiceOptions {
   refreshBehind: ((task: () => Promise<void>) => void) | null;
   /** Parsed and validated once (functions/app/fallback.ts). */
   fallback: FallbackConfig;
+  /** The MCP endpoint's protocol server, where this process serves /mcp. */
+  mcp?: McpEndpoint;
 }
 
 export function assembleServices(stores: ServiceStores, options: ServiceOptions): Services {
@@ -105,5 +117,6 @@ export function assembleServices(stores: ServiceStores, options: ServiceOptions)
     usageLog,
     edge: metered && options.edgeLimit ? new EdgeLimiter() : null,
     logger,
+    ...(options.mcp && { mcp: options.mcp }),
   };
 }

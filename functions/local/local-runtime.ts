@@ -9,6 +9,7 @@ import { assembleServices, type Services } from '#app/services.ts';
 import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import { readRecordFiles } from '#formats/record-files.ts';
 import type { RecordCheck } from '#formats/registry.ts';
+import { mcpEndpoint } from '#http/handlers/mcp.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
@@ -303,6 +304,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     edgeLimit: true,
     refreshBehind: behind,
     fallback: opts.fallback ?? NO_FALLBACK,
+    mcp: mcpEndpoint,
   });
   const server = createLocalServer({ services, routes: ROUTES, pages: PAGES });
   await new Promise<void>((done, fail) => {

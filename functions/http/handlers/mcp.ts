@@ -2,7 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Services } from '#app/services.ts';
 import { inProcessRunner, type RunRoute } from '#mcp/run-route.ts';
 import { createMcpServer } from '#mcp/server.ts';
-import type { McpTool } from '#mcp/tools.ts';
+import { MCP_TOOLS, type McpTool } from '#mcp/tools.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 
 /** Headers that describe the body as it arrived: the transport is handed the parsed body, re-serialized. */
@@ -48,3 +48,6 @@ export async function handleMcp(tools: readonly McpTool[], input: unknown, ctx: 
     await server.close();
   }
 }
+
+/** The endpoint as the processes that serve it bring it (Services.mcp): the tools of the table. */
+export const mcpEndpoint = (input: unknown, ctx: RouteContext): Promise<RouteResult> => handleMcp(MCP_TOOLS, input, ctx);

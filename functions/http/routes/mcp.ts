@@ -1,7 +1,7 @@
 /** The MCP endpoint: the tools for LLM agents (functions/mcp/tools.ts) over the Streamable HTTP transport. */
 import * as z from 'zod';
 import { MCP_TOOLS } from '#mcp/tools.ts';
-import { handleMcp } from '../handlers/mcp.ts';
+import { AppError } from '#shared/errors.ts';
 import { defineRoute, type RouteStore } from '../route.ts';
 import { lookupScope } from './access.ts';
 
@@ -28,7 +28,13 @@ export const mcp = defineRoute({
     '. A tool call is authenticated, validated and billed exactly as its REST route (one unit; one per citation for ' +
     '`resolve_citations`), its errors are tool errors carrying the route’s error envelope; listing and initializing bill nothing. ' +
     'GET (an event stream) is not offered: 405.',
-  responses: {},
+  responses: {
+    200: { description: 'the JSON-RPC response (a notification is answered 202 with no body)', schema: 'McpResponse' },
+  },
   errors: [],
-  handle: (input, ctx) => handleMcp(MCP_TOOLS, input, ctx),
+  // The protocol server is the serving process's to bring (Services.mcp): the OpenAPI functions read this table too.
+  handle: (input, ctx) => {
+    if (!ctx.services.mcp) throw new AppError('internal_error', 'The MCP endpoint is not served by this deployment.');
+    return ctx.services.mcp(input, ctx);
+  },
 });
