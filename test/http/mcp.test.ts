@@ -261,4 +261,29 @@ describe('metering of /v1/mcp', () => {
     expect(byRoute.mcp.units).toBe(0);
     expect(byRoute.mcp.calls).toBeGreaterThanOrEqual(9);
   });
+
+  it('refuses a tool call over the key’s daily cap as a tool error daily_limit_exceeded, with Retry-After, billing nothing', async () => {
+    const created = await asof(['keys', 'create', '--name', 'mcp cap', '--daily', '1', '--json']);
+    const issued = JSON.parse(created.stdout) as { id: string; key: string };
+    const agent = await connect(issued.key);
+    try {
+      const args = { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' };
+      const first = await callTool(agent, 'section_text', args);
+      const second = await callTool(agent, 'section_text', args);
+      const batch = await callTool(agent, 'resolve_citations', { text: CITING });
+
+      expect(first.isError).toBe(false);
+      expect([second, batch].map((t) => [t.isError, t._meta['asof/status'], t.structuredContent.error.code])).toEqual([
+        [true, 429, 'daily_limit_exceeded'],
+        [true, 429, 'daily_limit_exceeded'],
+      ]);
+      expect(second._meta['asof/retryAfter']).toBeGreaterThan(0);
+      expect(batch.structuredContent.error.message).toMatch(/this call needs 3 units/);
+    } finally {
+      await agent.close();
+    }
+    await new Promise((done) => setTimeout(done, 600));
+    const report = JSON.parse((await asof(['keys', 'usage', issued.id, '--json'])).stdout);
+    expect(report.today.units).toBe(1);
+  });
 });
