@@ -12,7 +12,6 @@ import { UsageLog } from '#accounts/usage-log.ts';
 import type { FallbackConfig } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { FormatStore } from '#formats/ports.ts';
-import type { RouteContext, RouteResult } from '#http/route.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
@@ -30,7 +29,22 @@ export interface SiteConfig {
  * serves the endpoint, as a store's client is, so that no other function bundles the SDK: the OpenAPI functions read
  * the whole route table.
  */
-export type McpEndpoint = (input: unknown, ctx: RouteContext) => Promise<RouteResult>;
+export type McpEndpoint = (request: McpRequest) => Promise<McpAnswer>;
+
+/** One POST to the MCP endpoint: its JSON body, its headers (names lowercased), and the services it runs on. */
+export interface McpRequest {
+  body: unknown;
+  headers: Record<string, string>;
+  services: Services;
+}
+
+/** The protocol's answer, as it is sent. */
+export interface McpAnswer {
+  status: number;
+  body: string;
+  contentType: string;
+  headers: Record<string, string>;
+}
 
 /** The stores a deployment gives the request path; null where it has none (the endpoints that need it answer 503). */
 export interface ServiceStores {

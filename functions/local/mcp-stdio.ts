@@ -6,9 +6,9 @@
 import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { FallbackConfig } from '#caselaw/fallback.ts';
-import { inProcessRunner, type RunRoute, remoteRunner } from '#mcp/run-route.ts';
-import { createMcpServer } from '#mcp/server.ts';
-import { MCP_TOOLS } from '#mcp/tools.ts';
+import { inProcessRunner, type RunRoute, remoteRunner } from '#http/mcp/run-route.ts';
+import { createMcpServer } from '#http/mcp/server.ts';
+import { MCP_TOOLS } from '#http/mcp/tools.ts';
 import { findRunningServer } from './data-dir.ts';
 import { localLogger } from './local-logger.ts';
 
@@ -40,28 +40,48 @@ function claimStdout(): Writable {
   return protocol;
 }
 
+/**
+ * What answers the tool calls: a remote asof, the running server of the data dir, or the data dir served here. The
+ * last may take a while (a first start loads the sample corpus), so the protocol is served at once and tool calls
+ * wait for it: an agent host's start-up timeout is not spent on loading.
+ */
+async function startRunner(opts: McpStdioOptions): Promise<{ run: RunRoute; close: () => Promise<void> }> {
+  const { err } = opts;
+  if (opts.baseUrl) {
+    err(`asof mcp: tools answered by ${opts.baseUrl}`);
+    return { run: remoteRunner(opts.baseUrl), close: async () => undefined };
+  }
+  const running = await findRunningServer(opts.dataDir);
+  if (running) {
+    err(`asof mcp: tools answered by the server running on ${opts.dataDir} (${running.apiUrl})`);
+    return { run: remoteRunner(running.apiUrl), close: async () => undefined };
+  }
+  const { serveLocal } = await import('./local-runtime.ts');
+  const local = await serveLocal({ dataDir: opts.dataDir, port: opts.port, log: err, fallback: opts.fallback, logger: localLogger() });
+  err(`asof mcp: serving ${opts.dataDir} in this process; permalinks open at ${local.services.site.siteUrl}`);
+  return { run: inProcessRunner(local.services, { edge: true }), close: () => local.close() };
+}
+
 /** Serves until stdin ends (the client went away) or SIGINT/SIGTERM; returns the exit code. */
 export async function serveMcpStdio(opts: McpStdioOptions): Promise<number> {
   const protocol = claimStdout();
   const { err } = opts;
-  let closeLocal: (() => Promise<void>) | null = null;
-  let run: RunRoute;
-  if (opts.baseUrl) {
-    run = remoteRunner(opts.baseUrl);
-    err(`asof mcp: tools answered by ${opts.baseUrl}`);
-  } else {
-    const running = await findRunningServer(opts.dataDir);
-    if (running) {
-      run = remoteRunner(running.apiUrl);
-      err(`asof mcp: tools answered by the server running on ${opts.dataDir} (${running.apiUrl})`);
-    } else {
-      const { serveLocal } = await import('./local-runtime.ts');
-      const local = await serveLocal({ dataDir: opts.dataDir, port: opts.port, log: err, fallback: opts.fallback, logger: localLogger() });
-      closeLocal = () => local.close();
-      run = inProcessRunner(local.services, { edge: true });
-      err(`asof mcp: serving ${opts.dataDir} in this process; permalinks open at ${local.services.site.siteUrl}`);
+  const started = startRunner(opts);
+  started.catch((error: unknown) =>
+    err(`asof mcp: the tools cannot be answered: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  const run: RunRoute = async (route, args, authorization) => {
+    try {
+      return (await started).run(route, args, authorization);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        status: 503,
+        body: { error: { code: 'statutes_unavailable', message: `asof could not serve ${opts.dataDir}: ${reason}` } },
+        headers: {},
+      };
     }
-  }
+  };
   if (!opts.key)
     err(
       'asof mcp: no key (--key or ASOF_API_KEY): every tool call will fail missing_bearer. Create one: npx asof keys create --name agent',
@@ -79,6 +99,7 @@ export async function serveMcpStdio(opts: McpStdioOptions): Promise<number> {
   await server.connect(transport);
   await ended;
   await server.close().catch(() => undefined);
-  await closeLocal?.();
-  return 0;
+  const runner = await started.catch(() => null);
+  await runner?.close();
+  return runner ? 0 : 1;
 }

@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
 import { mcpEndpoint } from '#http/handlers/mcp.ts';
+import { MCP_TOOLS } from '#http/mcp/tools.ts';
 import { ROUTE_STORES, type Route } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ENV } from '#lambda/env.ts';
@@ -121,6 +122,36 @@ describe('a route function is wired to what its route declares', () => {
       const res = await handler(apiEvent(route, CALLS[route.id]!), context(route.id));
       // An empty store still answers (200, or a 404 such as not_carried); a store that is not wired answers 503.
       expect(res.statusCode, `${route.id}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
+    }
+  });
+
+  it('runs every MCP tool in the MCP function with the stores its route needs: no tool answers 503', async () => {
+    const route = ROUTES.find((r) => r.id === 'mcp')!;
+    const handler = routeLambda(route, {
+      search: () => stores.search,
+      caselaw: () => stores.caselaw,
+      fallback: () => ({ provider: null, dailyRequests: 0, perRequestCap: 0 }),
+      mcp: mcpEndpoint,
+    });
+    const toolCall = (name: string, args: Record<string, unknown>) => ({
+      method: 'POST' as const,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+    const lookup = { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' };
+    const calls = {
+      lookup_section: lookup,
+      section_text: lookup,
+      search_law: { q: 'strangulation' },
+      filing_format: { jurisdiction: 'us' },
+      resolve_citations: { text: 'Marsh v. Chambers, 463 U.S. 783 (1983)', fallback: 'courtlistener' },
+    };
+    expect(Object.keys(calls)).toEqual(MCP_TOOLS.map((t) => t.name));
+    for (const [name, args] of Object.entries(calls)) {
+      const res = await handler(apiEvent(route, toolCall(name, args)), context(`mcp-${name}`));
+      const answer = JSON.parse(res.body);
+      expect(res.statusCode, name).toBe(200);
+      expect(answer.result._meta['asof/status'], `${name}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
     }
   });
 

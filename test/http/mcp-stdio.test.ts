@@ -154,7 +154,13 @@ describe('asof mcp on a data dir no server runs on', () => {
       const { key } = JSON.parse(created) as { key: string };
       const { client, stderr } = await startMcp(['--data-dir', dataDir], { ASOF_API_KEY: key });
 
-      const found = await callTool(client, 'lookup_section', { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' });
+      // The protocol is served at once; the first call waits for the data dir (its sample corpus loads on a first start).
+      expect((await client.listTools()).tools).toHaveLength(5);
+      const found = (await client.callTool(
+        { name: 'lookup_section', arguments: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
+        undefined,
+        { timeout: 200_000 },
+      )) as CallToolResult & { structuredContent: any };
       expect(found.isError, JSON.stringify(found.structuredContent)).toBe(false);
       expect(found.structuredContent.result.citation.key).toBe('1-112b');
       expect(stderr()).toContain(`serving ${dataDir} in this process`);

@@ -1,9 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Services } from '#app/services.ts';
-import { inProcessRunner, type RunRoute } from '#mcp/run-route.ts';
-import { createMcpServer } from '#mcp/server.ts';
-import { MCP_TOOLS, type McpTool } from '#mcp/tools.ts';
-import type { RouteContext, RouteResult } from '../route.ts';
+import type { McpAnswer, McpEndpoint, McpRequest, Services } from '#app/services.ts';
+import { inProcessRunner, type RunRoute } from '../mcp/run-route.ts';
+import { createMcpServer } from '../mcp/server.ts';
+import { MCP_TOOLS, type McpTool } from '../mcp/tools.ts';
 
 /** Headers that describe the body as it arrived: the transport is handed the parsed body, re-serialized. */
 const HOP_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'host', 'keep-alive', 'expect']);
@@ -21,26 +20,24 @@ const runnerOf = (services: Services): RunRoute => {
  * request and one response, as a Lambda function answers). A fresh server and transport per request, as the SDK's
  * stateless mode has it; each tool call runs its route on behalf of the request's bearer.
  */
-export async function handleMcp(tools: readonly McpTool[], input: unknown, ctx: RouteContext): Promise<RouteResult> {
-  const server = createMcpServer(tools, runnerOf(ctx.services), ctx.headers.authorization);
+export async function handleMcp(tools: readonly McpTool[], { body, headers, services }: McpRequest): Promise<McpAnswer> {
+  const server = createMcpServer(tools, runnerOf(services), headers.authorization);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    const headers = Object.entries(ctx.headers).filter(([name]) => !HOP_HEADERS.has(name));
-    const request = new Request(`${ctx.services.site.baseUrl || 'http://localhost/v1'}/mcp`, {
+    const request = new Request(`${services.site.baseUrl || 'http://localhost/v1'}/mcp`, {
       method: 'POST',
-      headers,
-      body: JSON.stringify(input),
+      headers: Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name)),
+      body: JSON.stringify(body),
     });
-    const response = await transport.handleRequest(request, { parsedBody: input });
-    const body = await response.text();
+    const response = await transport.handleRequest(request, { parsedBody: body });
     const answerHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       if (name !== 'content-type' && name !== 'content-length') answerHeaders[name] = value;
     });
     return {
       status: response.status,
-      body,
+      body: await response.text(),
       contentType: response.headers.get('content-type') ?? 'application/json; charset=utf-8',
       headers: answerHeaders,
     };
@@ -50,4 +47,4 @@ export async function handleMcp(tools: readonly McpTool[], input: unknown, ctx: 
 }
 
 /** The endpoint as the processes that serve it bring it (Services.mcp): the tools of the table. */
-export const mcpEndpoint = (input: unknown, ctx: RouteContext): Promise<RouteResult> => handleMcp(MCP_TOOLS, input, ctx);
+export const mcpEndpoint: McpEndpoint = (request) => handleMcp(MCP_TOOLS, request);

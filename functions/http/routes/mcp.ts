@@ -1,7 +1,7 @@
 /** The MCP endpoint: the tools for LLM agents (functions/mcp/tools.ts) over the Streamable HTTP transport. */
 import * as z from 'zod';
-import { MCP_TOOLS } from '#mcp/tools.ts';
 import { AppError } from '#shared/errors.ts';
+import { MCP_TOOLS } from '../mcp/tools.ts';
 import { defineRoute, type RouteStore } from '../route.ts';
 import { lookupScope } from './access.ts';
 
@@ -33,8 +33,9 @@ export const mcp = defineRoute({
   },
   errors: [],
   // The protocol server is the serving process's to bring (Services.mcp): the OpenAPI functions read this table too.
-  handle: (input, ctx) => {
-    if (!ctx.services.mcp) throw new AppError('internal_error', 'The MCP endpoint is not served by this deployment.');
-    return ctx.services.mcp(input, ctx);
+  handle: async (input, { services, headers }) => {
+    if (!services.mcp) throw new AppError('internal_error', 'The MCP endpoint is not served by this deployment.');
+    const answer = await services.mcp({ body: input, headers, services });
+    return { status: answer.status, body: answer.body, contentType: answer.contentType, headers: answer.headers };
   },
 });
