@@ -9,7 +9,6 @@ import { assembleServices, type Services } from '#app/services.ts';
 import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import { readRecordFiles } from '#formats/record-files.ts';
 import type { RecordCheck } from '#formats/registry.ts';
-import { mcpEndpoint } from '#http/handlers/mcp.ts';
 import { createLocalServer } from '#http/local-server.ts';
 import { PAGES } from '#http/pages/permalink.ts';
 import { ROUTES } from '#http/routes.ts';
@@ -304,7 +303,8 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     edgeLimit: true,
     refreshBehind: behind,
     fallback: opts.fallback ?? NO_FALLBACK,
-    mcp: mcpEndpoint,
+    // The MCP SDK loads with the first /mcp request, not with every start of the server (about half a second).
+    mcp: async (request) => (await import('#http/handlers/mcp.ts')).mcpEndpoint(request),
   });
   const server = createLocalServer({ services, routes: ROUTES, pages: PAGES });
   await new Promise<void>((done, fail) => {
