@@ -32,7 +32,7 @@ const PROVENANCE =
 const CITATION_FORMS =
   '`citation` takes a key (`1-112b`, `22-404.05`, `frap-32`) or a printed form (`1 U.S.C. § 112b`, `D.C. Code § 22-404.05`, ' +
   '`Fed. R. App. P. 32(a)(7)`, `Tenn. Code Ann. § 1-3-101`); `jurisdiction` is `us`, `dc`, `tn`, `ms`, `nd`…; `corpus` ' +
-  '(`statutes`, `rules`, …) is needed only where a key is ambiguous. ';
+  "(`statutes`, `rules`, …) is optional: the citation's form names its collection. ";
 
 const ONE_UNIT = 'Billed 1 unit per call (a call refused for its input, or failed by the service, is not billed). ';
 
