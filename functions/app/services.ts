@@ -24,6 +24,28 @@ export interface SiteConfig {
   baseUrl: string;
 }
 
+/**
+ * The MCP endpoint's protocol server (functions/http/handlers/mcp.ts, on the MCP SDK). Brought by the process that
+ * serves the endpoint, as a store's client is, so that no other function bundles the SDK: the OpenAPI functions read
+ * the whole route table.
+ */
+export type McpEndpoint = (request: McpRequest) => Promise<McpAnswer>;
+
+/** One POST to the MCP endpoint: its JSON body, its headers (names lowercased), and the services it runs on. */
+export interface McpRequest {
+  body: unknown;
+  headers: Record<string, string>;
+  services: Services;
+}
+
+/** The protocol's answer, as it is sent. */
+export interface McpAnswer {
+  status: number;
+  body: string;
+  contentType: string;
+  headers: Record<string, string>;
+}
+
 /** The stores a deployment gives the request path; null where it has none (the endpoints that need it answer 503). */
 export interface ServiceStores {
   versions: VersionStore | null;
@@ -50,6 +72,8 @@ export interface Services extends Omit<ServiceStores, 'meters'> {
   /** The per-token edge limit in process; null where the edge is in front of the process (the stage's WAF rule). */
   edge: EdgeLimiter | null;
   logger: Logger;
+  /** The MCP endpoint, where this process serves it (the local server, the endpoint's function); absent elsewhere. */
+  mcp?: McpEndpoint;
 }
 
 export interface ServiceOptions {
@@ -70,6 +94,8 @@ export interface ServiceOptions {
   refreshBehind: ((task: () => Promise<void>) => void) | null;
   /** Parsed and validated once (functions/app/fallback.ts). */
   fallback: FallbackConfig;
+  /** The MCP endpoint's protocol server, where this process serves /mcp. */
+  mcp?: McpEndpoint;
 }
 
 export function assembleServices(stores: ServiceStores, options: ServiceOptions): Services {
@@ -105,5 +131,6 @@ export function assembleServices(stores: ServiceStores, options: ServiceOptions)
     usageLog,
     edge: metered && options.edgeLimit ? new EdgeLimiter() : null,
     logger,
+    ...(options.mcp && { mcp: options.mcp }),
   };
 }

@@ -38,6 +38,9 @@ export function createRouteHandler(route: Route, services: Services): RouteHandl
         pathParameters: Object.fromEntries(
           Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
         ),
+        headers: Object.fromEntries(
+          Object.entries(event.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k.toLowerCase(), v] as const])),
+        ),
       });
       const status = result.status ?? 200;
       return result.contentType

@@ -21,6 +21,8 @@ export interface RouteContext {
   principal: ApiKeyRecord | null;
   requestId: string;
   pathParameters: Record<string, string>;
+  /** The request's headers, names lowercased (the MCP endpoint hands them to the protocol's transport). */
+  headers: Record<string, string>;
 }
 
 export interface RouteResult {

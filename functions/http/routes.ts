@@ -4,6 +4,7 @@ import { publicAccess } from './routes/access.ts';
 import { caselawCase, caselawCitations, caselawCitedBy } from './routes/caselaw.ts';
 import { lawFormat } from './routes/formats.ts';
 import { lawDiff, lawLookup, lawSearch, lawText, lawVersions } from './routes/law.ts';
+import { mcp } from './routes/mcp.ts';
 import { health, healthCorpus, lawCoverage, lawQuality } from './routes/ops.ts';
 import { EmptyInputSchema } from './schemas.ts';
 
@@ -41,6 +42,7 @@ export const ROUTES: readonly Route[] = [
   caselawCitations,
   caselawCase,
   caselawCitedBy,
+  mcp,
   lawCoverage,
   lawQuality,
   health,

@@ -299,6 +299,16 @@ const VersionsResponseSchema = resultOf(TimelineSchema, 'VersionsResponse');
 const DiffResponseSchema = resultOf(DiffSchema, 'DiffResponse');
 const SearchResponseSchema = z.object({ results: z.array(SearchHitSchema), disclaimer: z.string() }).meta({ id: 'SearchResponse' });
 
+/** The MCP endpoint's answer: one JSON-RPC 2.0 response (the protocol's own schema governs its `result`). */
+const McpResponseSchema = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number()]).nullable(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  })
+  .meta({ id: 'McpResponse' });
+
 /** The response resources by their OpenAPI component id: what a route's `responses` name. */
 export const RESPONSE_SCHEMAS = {
   LookupResponse: LookupResponseSchema,
@@ -313,6 +323,7 @@ export const RESPONSE_SCHEMAS = {
   CitationLookupResponse: CitationLookupResponseSchema,
   CaseResponse: CaseResponseSchema,
   CitedByResponse: CitedByResponseSchema,
+  McpResponse: McpResponseSchema,
 } as const;
 
 export type ResponseSchemaId = keyof typeof RESPONSE_SCHEMAS;

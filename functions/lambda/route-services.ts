@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { assembleServices, type Services } from '#app/services.ts';
+import { assembleServices, type McpEndpoint, type Services } from '#app/services.ts';
 import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
 import type { RouteStore } from '#http/route.ts';
@@ -17,6 +17,8 @@ export interface LambdaAdapters {
   search?: (env: LambdaEnv) => SearchIndex | null;
   caselaw?: (env: LambdaEnv) => CaseLawStore | null;
   fallback?: (env: LambdaEnv) => FallbackConfig;
+  /** The MCP endpoint's protocol server (the MCP function only). */
+  mcp?: McpEndpoint;
 }
 
 /** Format records change only with an ingest; a function re-reads them at most this often. */
@@ -64,6 +66,7 @@ export function lambdaServices(
       edgeLimit: false,
       refreshBehind: null,
       fallback: uses('fallback') ? (adapters.fallback?.(env) ?? NO_FALLBACK) : NO_FALLBACK,
+      ...(adapters.mcp && { mcp: adapters.mcp }),
     },
   );
 }

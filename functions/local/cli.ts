@@ -62,6 +62,8 @@ const CLI_OPTIONS = {
   state: { type: 'string' },
   source: { type: 'string' },
   repo: { type: 'string' },
+  'base-url': { type: 'string' },
+  key: { type: 'string' },
   /** A deployed stage's name (bin/stages.ts): the keys commands then act on its tables and gateway. */
   stage: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -77,6 +79,11 @@ const usage = (stageNames: readonly string[]) => `usage: asof <command> [options
       --host H                 (default 127.0.0.1)
       --no-cache               read the stores on every request (env ASOF_CACHE=off)
       --no-meter               check keys but count and limit nothing (benchmarks)
+  mcp [--key KEY] [--base-url URL] [--port N]
+                             the tools for LLM agents (Model Context Protocol) on stdin/stdout, for an agent host:
+                             against --base-url (a remote asof, with /v1), else the server running on the data dir,
+                             else the data dir served by this process (on --port, default a free one); the key
+                             (env ASOF_API_KEY) is every tool call's bearer, billed as the REST routes
   keys create --name NAME [--scopes lookup,...] [--plan P] [--per-minute N] [--daily N] [--monthly N]
               [--test] [--json]
   keys list [--json]
@@ -157,6 +164,8 @@ async function runCli(args: string[], flags: CliFlags, io: CliIo, stages: Readon
     switch (command) {
       case 'serve':
         return await serve(flags, dataDir, io);
+      case 'mcp':
+        return await mcpStdio(flags, dataDir, io);
       case 'keys':
         return await keys(sub, rest, flags, stage ? stageAccounts(stage) : localAccounts(dataDir), io, stage);
       case 'plans':
@@ -233,6 +242,18 @@ async function serve(flags: CliFlags, dataDir: string, io: CliIo): Promise<numbe
   });
   if (!meter) io.out('asof: --no-meter: keys are checked, but no call is counted or limited');
   return serveUntilSignalled(server, io);
+}
+
+async function mcpStdio(flags: CliFlags, dataDir: string, io: CliIo): Promise<number> {
+  const port = Number(flags.port ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${flags.port}')`);
+  const baseUrl = flags['base-url'];
+  if (baseUrl !== undefined && !/^https?:\/\/[^/]/.test(baseUrl))
+    throw new UsageError(`--base-url must be an http(s) address (got '${baseUrl}')`);
+  const key = flags.key ?? process.env.ASOF_API_KEY?.trim();
+  const fallback = sharedTokenFallback(fallbackSettings(process.env), process.env[FALLBACK_ENV.token]?.trim() || null);
+  const { serveMcpStdio } = await import('./mcp-stdio.ts');
+  return serveMcpStdio({ dataDir, ...(baseUrl && { baseUrl }), ...(key && { key }), port, fallback, err: io.err });
 }
 
 /**

@@ -303,6 +303,8 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     edgeLimit: true,
     refreshBehind: behind,
     fallback: opts.fallback ?? NO_FALLBACK,
+    // The MCP SDK loads with the first /mcp request, not with every start of the server (about half a second).
+    mcp: async (request) => (await import('#http/handlers/mcp.ts')).mcpEndpoint(request),
   });
   const server = createLocalServer({ services, routes: ROUTES, pages: PAGES });
   await new Promise<void>((done, fail) => {

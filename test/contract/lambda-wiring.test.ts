@@ -7,6 +7,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
+import { mcpEndpoint } from '#http/handlers/mcp.ts';
+import { MCP_TOOLS } from '#http/mcp/tools.ts';
 import { ROUTE_STORES, type Route } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ENV } from '#lambda/env.ts';
@@ -43,7 +45,13 @@ afterAll(async () => {
 /** A valid call of each route, as API Gateway's proxy integration delivers it. */
 const CALLS: Record<
   string,
-  { method: 'GET' | 'POST'; query?: Record<string, string>; body?: unknown; pathParameters?: Record<string, string> }
+  {
+    method: 'GET' | 'POST';
+    query?: Record<string, string>;
+    body?: unknown;
+    pathParameters?: Record<string, string>;
+    headers?: Record<string, string>;
+  }
 > = {
   'law-lookup': { method: 'GET', query: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
   'law-text': { method: 'GET', query: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
@@ -54,6 +62,12 @@ const CALLS: Record<
   'caselaw-citations': { method: 'POST', body: { text: 'Marsh v. Chambers, 463 U.S. 783 (1983)', fallback: 'courtlistener' } },
   'caselaw-case': { method: 'GET', pathParameters: { clusterId: '111014' } },
   'caselaw-cited-by': { method: 'GET', pathParameters: { clusterId: '111014' } },
+  // A tool call of each store the MCP function declares runs in it: the search tool needs the search index.
+  mcp: {
+    method: 'POST',
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_law', arguments: { q: 'strangulation' } } },
+  },
   'law-coverage': { method: 'GET' },
   'law-quality': { method: 'GET' },
   health: { method: 'GET' },
@@ -71,7 +85,7 @@ function apiEvent(route: Route, call: (typeof CALLS)[string]): APIGatewayProxyEv
     pathParameters: call.pathParameters ?? null,
     queryStringParameters: call.query ?? null,
     multiValueQueryStringParameters: null,
-    headers: { authorization: `Bearer ${key}`, ...(call.body !== undefined && { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${key}`, ...(call.body !== undefined && { 'content-type': 'application/json' }), ...call.headers },
     multiValueHeaders: {},
     body: call.body === undefined ? null : JSON.stringify(call.body),
     isBase64Encoded: false,
@@ -105,10 +119,43 @@ describe('a route function is wired to what its route declares', () => {
         search: () => stores.search,
         caselaw: () => stores.caselaw,
         fallback: () => ({ provider: null, dailyRequests: 0, perRequestCap: 0 }),
+        mcp: mcpEndpoint,
       });
       const res = await handler(apiEvent(route, CALLS[route.id]!), context(route.id));
       // An empty store still answers (200, or a 404 such as not_carried); a store that is not wired answers 503.
       expect(res.statusCode, `${route.id}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
+    }
+  });
+
+  it('runs every MCP tool in the MCP function with the stores its route needs: no tool answers 503', async () => {
+    const route = ROUTES.find((r) => r.id === 'mcp')!;
+    const handler = routeLambda(route, {
+      search: () => stores.search,
+      caselaw: () => stores.caselaw,
+      fallback: () => ({ provider: null, dailyRequests: 0, perRequestCap: 0 }),
+      mcp: mcpEndpoint,
+    });
+    const toolCall = (name: string, args: Record<string, unknown>) => ({
+      method: 'POST' as const,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+    const lookup = { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' };
+    const calls = {
+      lookup_section: lookup,
+      section_text: lookup,
+      list_versions: { jurisdiction: 'us', citation: '1-112b' },
+      diff_versions: { jurisdiction: 'us', citation: '1-112b', from: '2019-03-01', to: '2024-01-01' },
+      search_law: { q: 'strangulation' },
+      filing_format: { jurisdiction: 'us' },
+      resolve_citations: { text: 'Marsh v. Chambers, 463 U.S. 783 (1983)', fallback: 'courtlistener' },
+    };
+    expect(Object.keys(calls)).toEqual(MCP_TOOLS.map((t) => t.name));
+    for (const [name, args] of Object.entries(calls)) {
+      const res = await handler(apiEvent(route, toolCall(name, args)), context(`mcp-${name}`));
+      const answer = JSON.parse(res.body);
+      expect(res.statusCode, name).toBe(200);
+      expect(answer.result._meta['asof/status'], `${name}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
     }
   });
 

@@ -127,6 +127,13 @@ describe('the API built from the route table', () => {
       }
     }
     expect(ROUTES.some((r) => r.auth.kind === 'public') && ROUTES.some((r) => r.auth.kind === 'bearer')).toBe(true);
+    // The MCP endpoint is such a route: POST /mcp alone (no event stream to GET), behind the authorizer and an API key,
+    // so its calls are throttled by the key's usage plan like every other; each tool call is metered in the function.
+    expect([...methods.keys()].filter((k) => k.endsWith('/mcp'))).toEqual(['POST /mcp']);
+    expect(methods.get('POST /mcp')).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
+    expect(JSON.stringify(methods.get('POST /mcp')!.Integration.Uri)).toContain(
+      logicalIdOf(t.findResources('AWS::Lambda::Function') as Resources, 'asof-test-mcp'),
+    );
   });
 
   it('runs the authorizer with no store: no table in its environment, no grant, small and short', () => {
@@ -271,16 +278,18 @@ describe('the API built from the route table', () => {
     }
   });
 
-  it('gives the citation lookup the reporters-db layer, and no other function', () => {
+  it('gives the citation lookup (and the MCP endpoint, whose citation tool runs it) the reporters-db layer, and no other function', () => {
     const functions = Object.values(t.findResources('AWS::Lambda::Function') as Resources).filter((f) =>
       String(f.Properties.FunctionName).startsWith('asof-test-'),
     );
     const withLayer = functions.filter((f) => f.Properties.Layers).map((f) => f.Properties.FunctionName);
-    expect(withLayer).toEqual(['asof-test-caselaw-citations']);
-    t.hasResourceProperties('AWS::Lambda::Function', {
-      FunctionName: 'asof-test-caselaw-citations',
-      Environment: { Variables: Match.objectLike({ REPORTERS_DB_DIR: '/opt/reporters-db' }) },
-    });
+    expect(withLayer.sort()).toEqual(['asof-test-caselaw-citations', 'asof-test-mcp']);
+    for (const name of withLayer) {
+      t.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: name,
+        Environment: { Variables: Match.objectLike({ REPORTERS_DB_DIR: '/opt/reporters-db' }) },
+      });
+    }
   });
 });
 
@@ -315,14 +324,16 @@ describe('the CourtListener token of the case-law fallback', () => {
       .map((f) => f.Properties.FunctionName);
   };
 
-  it('is readable by the citation lookup alone, named in its environment', () => {
+  it('is readable by the citation lookup and the MCP endpoint (its citation tool) alone, named in their environment', () => {
     const tpl = build('asof-test/courtlistener-token');
 
-    expect(secretReaders(tpl)).toEqual(['asof-test-caselaw-citations']);
-    tpl.hasResourceProperties('AWS::Lambda::Function', {
-      FunctionName: 'asof-test-caselaw-citations',
-      Environment: { Variables: Match.objectLike({ ASOF_COURTLISTENER_SECRET: 'asof-test/courtlistener-token' }) },
-    });
+    expect(secretReaders(tpl).sort()).toEqual(['asof-test-caselaw-citations', 'asof-test-mcp']);
+    for (const name of ['asof-test-caselaw-citations', 'asof-test-mcp']) {
+      tpl.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: name,
+        Environment: { Variables: Match.objectLike({ ASOF_COURTLISTENER_SECRET: 'asof-test/courtlistener-token' }) },
+      });
+    }
   });
 
   it('is absent when the stage names no secret: no function may read a secret, the fallback answers unavailable', () => {

@@ -401,6 +401,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol (Streamable HTTP, stateless): the tools for LLM agents
+         * @description POST one JSON-RPC message (`initialize`, `tools/list`, `tools/call`, …) with `Accept: application/json, text/event-stream`; the answer is JSON. Tools: `lookup_section` (/law/lookup), `section_text` (/law/text), `list_versions` (/law/versions), `diff_versions` (/law/diff), `search_law` (/law/search), `filing_format` (/law/format), `resolve_citations` (/law/citations/lookup). A tool call is authenticated, validated and billed exactly as its REST route (one unit; one per citation for `resolve_citations`), its errors are tool errors carrying the route’s error envelope; listing and initializing bill nothing. GET (an event stream) is not offered: 405.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/law/coverage": {
         parameters: {
             query?: never;
@@ -1029,6 +1049,19 @@ export interface components {
             /** @description how many times the citing case cites this one (summed over its opinions) */
             depth: number;
         };
+        McpResponse: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
         CoverageResponse: {
             coverage: components["schemas"]["CoverageRecord"][];
             note: string;
@@ -1254,6 +1287,7 @@ export type CaseResponse = components['schemas']['CaseResponse'];
 export type CaseRecord = components['schemas']['CaseRecord'];
 export type CitedByResponse = components['schemas']['CitedByResponse'];
 export type CitingCase = components['schemas']['CitingCase'];
+export type McpResponse = components['schemas']['McpResponse'];
 export type CoverageResponse = components['schemas']['CoverageResponse'];
 export type CoverageRecord = components['schemas']['CoverageRecord'];
 export type CoverageTitle = components['schemas']['CoverageTitle'];
@@ -5227,6 +5261,102 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "caselaw_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the JSON-RPC response (a notification is answered 202 with no body) */
+            200: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpResponse"];
+                };
+            };
+            /** @description error codes: bad_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_json";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_bearer, invalid_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_bearer" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: missing_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "too_large";
+                        };
+                    };
+                };
+            };
+            /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited" | "daily_limit_exceeded" | "monthly_limit_exceeded";
                         };
                     };
                 };
