@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { childEnv, cpuSnapshot, procStatus, stopChild } from './proc.ts';
+import { childEnv, cpuSnapshot, mainThreadCpuS, procStatus, stopChild } from './proc.ts';
 import type { PoolStats } from './report.ts';
 import { prng } from './synthetic-uslm.ts';
 
@@ -62,8 +62,11 @@ export interface LoadResult {
   meanBytes: number;
   /** RSS of the server process right after the run, and its peak so far (bytes). */
   serverRss?: { rss: number; hwm: number };
-  /** Mean CPU use during the measured run, in cores: the server, this process (the load generator), everything else. */
-  cpu: { server: number; loadGenerator: number; other: number };
+  /**
+   * Mean CPU use during the measured run, in cores: the server (all its threads), this process (the load generator),
+   * everything else; `serverMainThread`, the server's main thread alone (the rest is its store threads and libuv's).
+   */
+  cpu: { server: number; loadGenerator: number; other: number; serverMainThread?: number };
   /** Up to 5 distinct bodies of 5xx answers (error code and message), with how often each came. */
   serverErrors: { body: string; count: number }[];
   /** 503 answers without a Retry-After header (every 503 should carry one). */
@@ -158,10 +161,12 @@ function once(
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   if (opts.warmupS) await once({ ...opts, seed: (opts.seed ?? 1) + 1000 }, opts.warmupS, false);
   const pids = [opts.serverPid ?? -1, process.pid];
+  const mainBefore = mainThreadCpuS(opts.serverPid ?? -1);
   const before = cpuSnapshot(pids);
   const errors = errorCollector();
   const { result, latencies, bytes } = await once(opts, opts.durationS, true, errors);
   const after = cpuSnapshot(pids);
+  const mainAfter = mainThreadCpuS(opts.serverPid ?? -1);
   const wallS = (after.at - before.at) / 1000;
   const [server, self] = [0, 1].map((i) => (after.processS[i]! - before.processS[i]!) / wallS) as [number, number];
   const other = (after.machineBusyS - before.machineBusyS) / wallS - (Number.isFinite(server) ? server : 0) - self;
@@ -181,7 +186,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     timeouts: result.timeouts,
     meanBytes: all.length ? bytes / all.length : 0,
     ...(opts.serverPid && { serverRss: procStatus(opts.serverPid) }),
-    cpu: { server, loadGenerator: self, other },
+    cpu: { server, loadGenerator: self, other, serverMainThread: (mainAfter - mainBefore) / wallS },
     serverErrors: errors.list(),
     unavailableWithoutRetryAfter: errors.withoutRetryAfter(),
   };

@@ -52,6 +52,17 @@ export function cpuSnapshot(pids: number[]): { at: number; machineBusyS: number;
   return { at: performance.now(), machineBusyS, processS };
 }
 
+/** CPU time (s, user + system) of a process's main thread alone (Linux /proc); NaN when unreadable. */
+export function mainThreadCpuS(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Resolves with the exit code; kills with SIGKILL after `graceMs` if SIGTERM was not enough. */
 export async function stopChild(child: ChildProcess, graceMs = 30_000): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -1150,6 +1150,16 @@ function loadedSummary(f: LoadedFigures): string[] {
   ];
 }
 
+/**
+ * The server's CPU time per answer (ms), all its threads and its main thread alone: what a load costs whatever else
+ * the machine runs, where latency and req/s depend on what the other processes leave.
+ */
+function cpuPerRequest(x: LoadResult): string {
+  if (!x.requests) return '–';
+  const per = (coresUsed: number | undefined) => (coresUsed === undefined ? '–' : ms((coresUsed * x.durationS * 1000) / x.requests));
+  return `${per(x.cpu.server)} (${per(x.cpu.serverMainThread)})`;
+}
+
 function loadedSection(f: LoadedFigures, separately?: BenchResults['loadedRun']): string[] {
   const v = loadedVerdicts(f);
   const total = corpusTotal(f);
@@ -1158,7 +1168,7 @@ function loadedSection(f: LoadedFigures, separately?: BenchResults['loadedRun'])
     poolMix(p) + (p.withHits === undefined ? '' : `; ${p.withHits} with hits, ${int(p.meanHits ?? 0)} hits on average`);
   const quoted = (qs: string[]) => qs.map((q) => `"${q}"`).join(', ');
   const runRow = (server: string, corpus: string, x: LoadResult, bare?: LoadResult) =>
-    `| ${server} | ${corpus} | ${x.connections} | ${ms(x.latency.p50)} | ${ms(x.latency.p99)} | ${ms(x.latency.max)} | ${int(x.rps)} | ${bare ? ratio(x.rps / bare.rps) : ''} | ${statusMix(x)} | ${cores(x.cpu.server)} / ${cores(x.cpu.other)} |`;
+    `| ${server} | ${corpus} | ${x.connections} | ${ms(x.latency.p50)} | ${ms(x.latency.p99)} | ${ms(x.latency.max)} | ${int(x.rps)} | ${bare ? ratio(x.rps / bare.rps) : ''} | ${cpuPerRequest(x)} | ${statusMix(x)} | ${cores(x.cpu.server)} / ${cores(x.cpu.other)} |`;
   const server = (name: string, which: 'unmetered' | 'metered') => {
     const [sa, lo] = [f.sample[which], f.loaded[which]];
     return [
@@ -1218,8 +1228,8 @@ function loadedSection(f: LoadedFigures, separately?: BenchResults['loadedRun'])
       "and at 2023-06-01 with jurisdiction=dc and =us. Sample: § 1's pools.",
     `- **Bare node:http:** one fixed body of the loaded corpus's mean answer size (lookup ${int(f.bare.bodyBytes.lookup)} B, search ${int(f.bare.bodyBytes.search)} B).`,
     '',
-    '| server | corpus: run | conn. | p50 ms | p99 ms | max ms | req/s | ÷ bare req/s | statuses | CPU (cores): server / other processes |',
-    '|---|---|--:|--:|--:|--:|--:|--:|---|--:|',
+    '| server | corpus: run | conn. | p50 ms | p99 ms | max ms | req/s | ÷ bare req/s | server CPU ms / request: all threads (main thread) | statuses | CPU (cores): server / other processes |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|',
     ...server('`--no-cache --no-meter`', 'unmetered'),
     ...server('`--no-cache` (metered)', 'metered'),
     runRow('bare node:http', 'lookup-sized body', f.bare.lookup),

@@ -13,13 +13,14 @@ export interface DynaliteTables {
   fresh(): Promise<TableNames>;
 }
 
-export function useDynaliteTables(prefix: string): DynaliteTables {
+/** `direct`: the client takes the in-process way (over a MessagePort, unsigned) instead of signed HTTP. */
+export function useDynaliteTables(prefix: string, options: { direct?: boolean } = {}): DynaliteTables {
   let dynalite: RunningDynalite | undefined;
   let client: DynamoDBDocumentClient | undefined;
   let count = 0;
   beforeAll(async () => {
     dynalite = await startDynalite();
-    client = createDocumentClient(dynalite.access);
+    client = createDocumentClient(options.direct ? { ...dynalite.access, direct: dynalite.direct } : dynalite.access);
   });
   afterAll(async () => {
     client?.destroy();

@@ -29,6 +29,14 @@ describeVersionStoreContract('DynamoDB on dynalite', async () => new DynamoVersi
 describeOpsStoreContract('DynamoDB on dynalite', async () => new DynamoOpsStore(dynamo.doc, (await freshTables()).ops));
 describeAccountStoreContract('DynamoDB on dynalite', async () => new DynamoAccountStore(dynamo.doc, (await freshTables()).accounts));
 
+// The serving process's own clients take the in-process way (direct-dynamo.ts): the same contracts hold over it.
+const inProcess = useDynaliteTables('direct', { direct: true });
+const inProcessTables = () => inProcess.fresh();
+const IN_PROCESS = 'DynamoDB on dynalite, in-process (MessagePort, unsigned)';
+describeVersionStoreContract(IN_PROCESS, async () => new DynamoVersionStore(inProcess.doc, (await inProcessTables()).versions));
+describeOpsStoreContract(IN_PROCESS, async () => new DynamoOpsStore(inProcess.doc, (await inProcessTables()).ops));
+describeAccountStoreContract(IN_PROCESS, async () => new DynamoAccountStore(inProcess.doc, (await inProcessTables()).accounts));
+
 describe('the embedded DynamoDB (dynalite) itself', () => {
   it('closes the database iterator of every Query and Scan (dynalite 4 left them open: 25 KB a query)', async () => {
     // Prepare: count the iterators abstract-level attaches to dynalite's database and detaches when they close

@@ -11,6 +11,7 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#shared/errors.ts';
+import { type DirectDynamo, directRequestHandler } from './direct-dynamo.ts';
 import type { LocalCredentials } from './signature-check.ts';
 
 export type DynamoStoreName = 'versions' | 'ops' | 'accounts';
@@ -20,6 +21,9 @@ export interface LocalDynamoAccess {
   endpoint: string;
   credentials: LocalCredentials;
 }
+
+/** The embedded DynamoDB of this process: its calls go over `direct` (no socket, nothing signed); `endpoint` is unused. */
+export type InProcessDynamoAccess = LocalDynamoAccess & { direct: DirectDynamo };
 
 export type DynamoClientOptions = {
   region?: string;
@@ -35,6 +39,7 @@ export type DynamoClientOptions = {
   capture?: (client: DynamoDBClient) => DynamoDBClient;
 } & (
   | LocalDynamoAccess
+  | InProcessDynamoAccess
   /** AWS, with the default region and credential chain. */
   | { endpoint?: undefined; credentials?: undefined }
 );
@@ -59,13 +64,14 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
     ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }),
     throwOnRequestTimeout: true,
   };
+  const direct = 'direct' in options ? options.direct : undefined;
   const config: DynamoDBClientConfig = options.endpoint
     ? {
         endpoint: options.endpoint,
         region: options.region ?? 'us-east-1',
         credentials: options.credentials,
         maxAttempts: 2,
-        requestHandler,
+        requestHandler: direct ? directRequestHandler(direct, requestHandler.requestTimeout) : requestHandler,
       }
     : {
         ...(options.region && { region: options.region }),
@@ -80,6 +86,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
   // copies from the environment (AWS's telemetry and recursion detection): without them a request costs ~14 % less
   // CPU, both threads counted (bench, 2026-11-24).
   if (options.endpoint) for (const name of LOCAL_UNUSED_MIDDLEWARE) client.middlewareStack.remove(name);
+  if (direct) client.middlewareStack.remove('httpSigningMiddleware');
   return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -9,15 +9,24 @@ import { register } from 'tsx/cjs/api';
 register();
 const require = createRequire(import.meta.url);
 
-const { path, port, credentials, counters } = workerData;
+const { path, port, credentials, counters, requests } = workerData;
 
 try {
   const { serveDynalite } = require('./dynalite-server.ts');
   const { WriteCounters } = require('../cache/change-stamps.ts');
   const serving = await serveDynalite({ path, port, credentials, counters: new WriteCounters(counters) });
+  // The starting process's own requests, without a socket (dynalite.ts, DirectDynamo): { id, target, body } in,
+  // { id, status, headers, body } or { id, error } out.
+  requests.on('message', ({ id, target, body }) => {
+    serving.direct({ target, body }).then(
+      (answer) => requests.postMessage({ id, ...answer }),
+      (err) => requests.postMessage({ id, error: err?.message ?? String(err) }),
+    );
+  });
   parentPort.once('message', async () => {
     try {
       await serving.close();
+      requests.close();
       parentPort.postMessage({ closed: true });
     } catch (err) {
       parentPort.postMessage({ closed: false, error: err?.message ?? String(err) });

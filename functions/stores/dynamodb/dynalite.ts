@@ -7,14 +7,17 @@
  * machine's other core instead of before it.
  */
 import { randomBytes } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { WriteCounters, type WriteTracker } from '#stores/cache/change-stamps.ts';
 import type { LocalDynamoAccess } from './client.ts';
+import { DirectDynamo } from './direct-dynamo.ts';
 import type { LocalCredentials } from './signature-check.ts';
 
 export interface RunningDynalite {
   /** `http://127.0.0.1:<port>` and the credentials it accepts: what a client needs (createDocumentClient). */
   access: LocalDynamoAccess;
+  /** The starting process's own way in: over a MessagePort, no socket, nothing signed (direct-dynamo.ts). */
+  direct: DirectDynamo;
   /** Stops the listener, drops open connections and closes LevelDB (releasing its lock), and ends the thread. */
   close(): Promise<void>;
 }
@@ -34,9 +37,12 @@ export async function startDynalite(options: { path?: string; port?: number; tra
   const credentials = newCredentials();
   // Without a tracker, counters nobody reads.
   const counters = (options.tracker?.counters ?? new WriteCounters()).buffer;
+  const requests = new MessageChannel();
   const worker = new Worker(new URL('./dynalite-thread.mjs', import.meta.url), {
-    workerData: { path: options.path, port: options.port ?? 0, credentials, counters },
+    workerData: { path: options.path, port: options.port ?? 0, credentials, counters, requests: requests.port2 },
+    transferList: [requests.port2],
   });
+  const direct = new DirectDynamo(requests.port1);
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   // Only these listeners are removed once it serves: a Worker keeps listeners of its own, and `exited` must stay.
   let onError: (err: Error) => void = () => undefined;
@@ -50,6 +56,7 @@ export async function startDynalite(options: { path?: string; port?: number; tra
       else reject(new Error('error' in m && m.error ? m.error : 'the embedded DynamoDB did not start'));
     });
   }).catch(async (err: unknown) => {
+    direct.close();
     await worker.terminate();
     throw err;
   });
@@ -61,6 +68,7 @@ export async function startDynalite(options: { path?: string; port?: number; tra
   const close = (): Promise<void> => {
     // From now on no cache may answer for this store: a read must fail as the store does.
     options.tracker?.closeAll();
+    direct.close();
     closing ??= (async () => {
       const answer = new Promise<ThreadMessage | null>((resolve) => {
         worker.once('message', resolve);
@@ -74,5 +82,5 @@ export async function startDynalite(options: { path?: string; port?: number; tra
     })();
     return closing;
   };
-  return { access: { endpoint: `http://127.0.0.1:${port}`, credentials }, close };
+  return { access: { endpoint: `http://127.0.0.1:${port}`, credentials }, direct, close };
 }

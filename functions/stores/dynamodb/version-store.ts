@@ -168,24 +168,25 @@ export class DynamoVersionStore implements VersionStore {
     return keys;
   }
 
+  /**
+   * One corpus after another, most carried first, until one holds a key: a search of a jurisdiction (which asks this
+   * first) reads one item, not one per corpus; only a jurisdiction carried nowhere costs a query per corpus.
+   */
   async carries(jurisdiction: string, corpus?: Corpus): Promise<boolean> {
-    const corpora = corpus ? [corpus] : CORPORA;
-    const found = await Promise.all(
-      corpora.map(async (c) => {
-        const out = await this.table.send(
-          new QueryCommand({
-            TableName: this.table.name,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': historyPk(jurisdiction, c) },
-            ProjectionExpression: 'sk',
-            Limit: 1,
-            ConsistentRead: true,
-          }),
-        );
-        return (out.Items?.length ?? 0) > 0;
-      }),
-    );
-    return found.some(Boolean);
+    for (const c of corpus ? [corpus] : CORPORA) {
+      const out = await this.table.send(
+        new QueryCommand({
+          TableName: this.table.name,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': historyPk(jurisdiction, c) },
+          ProjectionExpression: 'sk',
+          Limit: 1,
+          ConsistentRead: true,
+        }),
+      );
+      if ((out.Items?.length ?? 0) > 0) return true;
+    }
+    return false;
   }
 
   async getHistories(jurisdiction: string, corpus: Corpus, keys: readonly string[]): Promise<Map<string, KeyHistory>> {
