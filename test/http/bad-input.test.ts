@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
 import { windowsAt } from '#accounts/windows.ts';
 import { createLocalServer } from '#http/local-server.ts';
-import { PAGES } from '#http/pages/permalink.ts';
+import { PAGE_HEADERS } from '#http/pages/html.ts';
+import { PAGES } from '#http/pages/site-pages.ts';
 import { ROUTES } from '#http/routes.ts';
 import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { type RawReply, type RawRequest, rawRequest } from '../support/raw-http.ts';
@@ -255,7 +256,7 @@ describe('headers on every answer', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 200, 400]);
     for (const a of answers) expect(a.headers['x-content-type-options']).toBe('nosniff');
     for (const page of answers.slice(3)) {
-      expect(page.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      expect(page.headers['content-security-policy']).toBe(PAGE_HEADERS['content-security-policy']);
     }
   });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PAGES } from '#http/pages/permalink.ts';
+import { PAGES } from '#http/pages/site-pages.ts';
 import type { Route } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { deployedEnv, LAMBDA_BUNDLING } from '../../bench/bundles.ts';

@@ -76,5 +76,3 @@ export const permalinkPage: Page = {
     }
   },
 };
-
-export const PAGES: readonly Page[] = [permalinkPage];
