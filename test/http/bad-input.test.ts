@@ -92,7 +92,8 @@ describe('malformed percent-encoding in a path', () => {
     '/law/us/statutes/1-1%00',
     `/law/us/statutes/${'1'.repeat(300)}`,
     '/nowhere',
-    '/',
+    // `/` is the front page (site-pages.test.ts); a malformed file name of the docs' files is not found.
+    '/docs/assets/%ZZ',
   ])('is a 404 page for the site (%s), in HTML with the pages’ headers', async (target) => {
     const page = await send({ target });
 

@@ -1,5 +1,6 @@
 import { citePage } from './cite.ts';
-import { docsAssetPage, docsPage } from './docs.ts';
+import { docsPage } from './docs.ts';
+import { docsAssetPage } from './docs-asset.ts';
 import { homePage } from './home.ts';
 import type { Page } from './page.ts';
 import { permalinkPage } from './permalink.ts';
