@@ -17,14 +17,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * its licence), and the README whose quick start the page shows. Gathered at synth, as a function's bundle is.
  */
 export function docsAssetsLayer(scope: Construct, id: string): LayerVersion {
-  const renderer = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const dir = join(mkdtempSync(join(tmpdir(), 'asof-docs-')), 'docs');
-  mkdirSync(dir, { recursive: true });
-  for (const file of [...RENDERER_FILES, 'LICENSE', 'NOTICE']) copyFileSync(join(renderer, file), join(dir, file));
-  copyFileSync(join(ROOT, 'README.md'), join(dir, 'README.md'));
+  const root = mkdtempSync(join(tmpdir(), 'asof-docs-'));
+  gatherDocsFiles(join(root, 'docs'));
   return new LayerVersion(scope, id, {
-    code: Code.fromAsset(dirname(dir)),
+    code: Code.fromAsset(root),
     compatibleRuntimes: [Runtime.NODEJS_22_X],
     description: 'The docs page: swagger-ui-dist (Apache-2.0) and the README',
   });
+}
+
+/** Copies into `dir` what the docs pages read (DocsFile) and the renderer's licence and notice. */
+export function gatherDocsFiles(dir: string): void {
+  const renderer = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  mkdirSync(dir, { recursive: true });
+  for (const file of [...RENDERER_FILES, 'LICENSE', 'NOTICE']) copyFileSync(join(renderer, file), join(dir, file));
+  copyFileSync(join(ROOT, 'README.md'), join(dir, 'README.md'));
 }

@@ -67,10 +67,11 @@ function pageBinding(props: PublicSiteProps, store: PageStore): [StoreBinding | 
 const SITE_STAGE = 'site';
 
 /**
- * The public web site of the specification's `{site_url}`: the permalink pages, as a REST API of their own beside the
+ * The public web site of the specification's `{site_url}`: the front page, the citation and search pages, the docs and
+ * the permalink pages (functions/http/pages/site-pages.ts), as a REST API of their own beside the
  * versioned one, so that they sit at the root of a custom domain while the API is mapped at `/v1`, and the law API's
- * route table stays exactly its routes. Public, read-only (the versions table), no key: the stage's web ACL limits
- * each address, as it does the API's public routes.
+ * route table stays exactly its routes. Public, no key, each page's function given the stores its page declares: the
+ * stage's web ACL limits each address, as it does the API's public routes.
  */
 export class PublicSite extends Construct {
   readonly api: RestApi;
