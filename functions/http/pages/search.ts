@@ -82,13 +82,13 @@ export const searchPage: Page = {
         limit: SEARCH_PAGE_RESULTS,
       });
       const summary = hits.length
-        ? `<p>The first ${hits.length} sections in force on ${h(asOf)} that contain every word of “${h(q)}”, best first.</p>`
+        ? `<p>${hits.length === 1 ? 'The one section' : `The first ${hits.length} sections`} in force on ${h(asOf)} that ${hits.length === 1 ? 'contains' : 'contain'} every word of “${h(q)}”${hits.length === 1 ? '' : ', best first'}.</p>`
         : `<p>No section in force on ${h(asOf)} contains every word of “${h(q)}”.</p>`;
       return htmlPage(
         200,
         `Search: ${q}`,
         `${form('Search results')}<h2>Results</h2>${summary}<ol class="hits">${hits.map((hit) => hitItem(hit, asOf)).join('')}</ol>` +
-          `<p class="meta">This page shows at most ${SEARCH_PAGE_RESULTS} results. The API's search (docs) returns up to 50, with provenance, under a key.</p>`,
+          `<p class="meta">This page shows at most ${SEARCH_PAGE_RESULTS} results. The <a href="docs">API's search</a> returns up to 50, with provenance, under a key.</p>`,
         NAV,
       );
     } catch (err) {
