@@ -1,7 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -17,19 +18,42 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * its licence), and the README whose quick start the page shows. Gathered at synth, as a function's bundle is.
  */
 export function docsAssetsLayer(scope: Construct, id: string): LayerVersion {
-  const root = mkdtempSync(join(tmpdir(), 'asof-docs-'));
-  gatherDocsFiles(join(root, 'docs'));
   return new LayerVersion(scope, id, {
-    code: Code.fromAsset(root),
+    code: Code.fromAsset(docsLayerDir()),
     compatibleRuntimes: [Runtime.NODEJS_22_X],
     description: 'The docs page: swagger-ui-dist (Apache-2.0) and the README',
   });
 }
 
+/**
+ * The layer's folder (holding docs/), named by a digest of what goes in it, so that every synth of the same files
+ * reuses one folder rather than leaving one behind each time; built in a folder of its own and renamed into place, so
+ * that two synths at once never read a half-written one.
+ */
+function docsLayerDir(): string {
+  const digest = createHash('sha256');
+  for (const file of docsSources()) digest.update(file).update(readFileSync(file));
+  const target = join(tmpdir(), `asof-docs-layer-${digest.digest('hex').slice(0, 16)}`);
+  if (existsSync(target)) return target;
+  const building = mkdtempSync(join(tmpdir(), 'asof-docs-building-'));
+  gatherDocsFiles(join(building, 'docs'));
+  try {
+    renameSync(building, target);
+  } catch {
+    // Another synth put the same files in place first.
+    rmSync(building, { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** The files the layer copies: the renderer's (with its licence and notice) and the README. */
+function docsSources(): string[] {
+  const renderer = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  return [...[...RENDERER_FILES, 'LICENSE', 'NOTICE'].map((f) => join(renderer, f)), join(ROOT, 'README.md')];
+}
+
 /** Copies into `dir` what the docs pages read (DocsFile) and the renderer's licence and notice. */
 export function gatherDocsFiles(dir: string): void {
-  const renderer = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   mkdirSync(dir, { recursive: true });
-  for (const file of [...RENDERER_FILES, 'LICENSE', 'NOTICE']) copyFileSync(join(renderer, file), join(dir, file));
-  copyFileSync(join(ROOT, 'README.md'), join(dir, 'README.md'));
+  for (const file of docsSources()) copyFileSync(file, join(dir, basename(file)));
 }
