@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
-import { PAGES } from '#http/pages/permalink.ts';
+import { PAGES } from '#http/pages/site-pages.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ENV, TABLE_ENV } from '#lambda/env.ts';
 import { FUNCTION_BUNDLE } from '../lib/asof-function.ts';

@@ -2,7 +2,7 @@ import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PlanBook } from '../functions/accounts/plans.ts';
-import { PAGES } from '../functions/http/pages/permalink.ts';
+import { PAGES } from '../functions/http/pages/site-pages.ts';
 import { ROUTES } from '../functions/http/routes.ts';
 import { ENV } from '../functions/lambda/env.ts';
 import type { AlarmThresholds } from './alarm-thresholds.ts';
@@ -79,6 +79,8 @@ export class ApiStack extends Stack {
       defaultEndpoint: !props.domain,
       pages: PAGES,
       versions: props.bindings.versions,
+      ops: props.bindings.ops,
+      ...(props.bindings.search && { search: props.bindings.search }),
       logRetention: props.logRetention,
       loggingRole: this.lawApi.loggingRole,
     });
@@ -86,7 +88,7 @@ export class ApiStack extends Stack {
     // Every answer's permalinks and the OpenAPI document's server: the domain's, or API Gateway's own addresses.
     const siteUrl = this.domain?.siteUrl ?? this.site.defaultUrl;
     const baseUrl = this.domain?.baseUrl ?? this.lawApi.defaultUrl;
-    for (const fn of this.lawApi.functions.values()) {
+    for (const fn of [...this.lawApi.functions.values(), ...this.site.functions.values()]) {
       fn.addEnvironment(ENV.siteUrl, siteUrl);
       fn.addEnvironment(ENV.baseUrl, baseUrl);
     }

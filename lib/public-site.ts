@@ -1,13 +1,16 @@
 import { Validations } from 'aws-cdk-lib';
 import { EndpointType, LambdaIntegration, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../functions/http/error-status.ts';
+import { DOCS_DIR_ENV } from '../functions/http/pages/docs-files.ts';
 import { HTML_TYPE, NOT_FOUND_HTML, PAGE_HEADERS, pageHtml } from '../functions/http/pages/html.ts';
-import type { Page } from '../functions/http/pages/page.ts';
+import { type Page, type PageStore, storesOf } from '../functions/http/pages/page.ts';
 import { AsofFunction } from './asof-function.ts';
+import { DOCS_DIR, docsAssetsLayer } from './docs-assets.ts';
 import { executeApiUrl, loggedStage, resourceAt } from './rest-resources.ts';
-import type { StoreBinding } from './store-binding.ts';
+import type { Access, StoreBinding } from './store-binding.ts';
 
 export interface PublicSiteProps {
   prefix: string;
@@ -15,8 +18,12 @@ export interface PublicSiteProps {
   pages: readonly Page[];
   /** Keep API Gateway's own https://<id>.execute-api… address. Default: true; false when the stage has its domain. */
   defaultEndpoint?: boolean;
-  /** The law's versions, which every page reads. */
+  /** The law's versions, which the section pages read. */
   versions: StoreBinding;
+  /** The operations table: coverage, which the front page and the search page show. */
+  ops: StoreBinding;
+  /** The search index the search page reads. Default: none (the search page answers 503). */
+  search?: StoreBinding;
   logRetention: RetentionDays;
   /**
    * What sets the account's API Gateway logging role (the law API's): the site's stage logs too, and must not be
@@ -49,14 +56,22 @@ const SITE_GATEWAY_RESPONSES: ReadonlyArray<{ type: ResponseType; status?: strin
   },
 ];
 
+/** What each store a page declares means for its function: which binding, with what access (coverage writes its cache). */
+function pageBinding(props: PublicSiteProps, store: PageStore): [StoreBinding | undefined, Access] {
+  if (store === 'versions') return [props.versions, 'read'];
+  if (store === 'ops') return [props.ops, 'readwrite'];
+  return [props.search, 'read'];
+}
+
 /** The site's stage name: its address without a custom domain is `https://<api-id>.execute-api.<region>.<suffix>/site`. */
 const SITE_STAGE = 'site';
 
 /**
- * The public web site of the specification's `{site_url}`: the permalink pages, as a REST API of their own beside the
+ * The public web site of the specification's `{site_url}`: the front page, the citation and search pages, the docs and
+ * the permalink pages (functions/http/pages/site-pages.ts), as a REST API of their own beside the
  * versioned one, so that they sit at the root of a custom domain while the API is mapped at `/v1`, and the law API's
- * route table stays exactly its routes. Public, read-only (the versions table), no key: the stage's web ACL limits
- * each address, as it does the API's public routes.
+ * route table stays exactly its routes. Public, no key, each page's function given the stores its page declares: the
+ * stage's web ACL limits each address, as it does the API's public routes.
  */
 export class PublicSite extends Construct {
   readonly api: RestApi;
@@ -66,7 +81,7 @@ export class PublicSite extends Construct {
     super(scope, id);
     this.api = new RestApi(this, 'Api', {
       restApiName: `${props.prefix}-site`,
-      description: 'The public site: permalink pages',
+      description: 'The public site: the front page, search, the docs and the permalink pages',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       deployOptions: loggedStage(this, SITE_STAGE, props.logRetention),
       disableExecuteApiEndpoint: props.defaultEndpoint === false,
@@ -107,16 +122,26 @@ export class PublicSite extends Construct {
     }
 
     const functions = new Map<string, AsofFunction>();
+    let docsLayer: LayerVersion | undefined;
     for (const page of props.pages) {
+      const bound = storesOf(page).flatMap((store) => {
+        const [binding, access] = pageBinding(props, store);
+        return binding ? [[binding, access] as const] : [];
+      });
+      const network = bound.map(([b]) => b.network).find((n) => n !== undefined);
+      const usesDocs = page.assets?.includes('docs') ?? false;
+      if (usesDocs) docsLayer ??= docsAssetsLayer(this, 'DocsLayer');
       const fn = new AsofFunction(this, `Page-${page.id}`, {
         entry: `pages/${page.id}.ts`,
         functionName: `${props.prefix}-page-${page.id}`,
         description: `GET ${page.path}: the public site's ${page.id} page`,
-        // A page is two reads of one table: the smallest sizes that start quickly are enough.
+        // A page is a few reads: the smallest sizes that start quickly are enough.
         memorySize: 512,
         logRetention: props.logRetention,
+        ...(network && { network }),
+        ...(usesDocs && docsLayer && { layers: [docsLayer], environment: { [DOCS_DIR_ENV]: DOCS_DIR } }),
       });
-      props.versions.bind(fn, 'read');
+      for (const [binding, access] of bound) fn.bind(binding, access);
       resourceAt(this.api.root, page.path).addMethod('GET', new LambdaIntegration(fn.fn, { proxy: true }));
       functions.set(page.id, fn);
     }

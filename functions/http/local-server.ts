@@ -111,7 +111,11 @@ export function createLocalServer(opts: LocalServerOptions): Server {
     const values = pageMatch?.p.params.map((_, i) => decodePathSegment(pageMatch.m![i + 1]!));
     if (!pageMatch || !values || values.some((v) => v === null)) return send(res, notFoundPage());
     const params = Object.fromEntries(pageMatch.p.params.map((p, i) => [p, values[i]!]));
-    return send(res, await pageMatch.p.page.render({ params, query: url.searchParams, services: opts.services }));
+    const client = req.socket.remoteAddress;
+    return send(
+      res,
+      await pageMatch.p.page.render({ params, query: url.searchParams, services: opts.services, ...(client && { client }) }),
+    );
   }
 }
 

@@ -10,7 +10,7 @@ import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
 import { readRecordFiles } from '#formats/record-files.ts';
 import type { RecordCheck } from '#formats/registry.ts';
 import { createLocalServer } from '#http/local-server.ts';
-import { PAGES } from '#http/pages/permalink.ts';
+import { PAGES } from '#http/pages/site-pages.ts';
 import { ROUTES } from '#http/routes.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import type { FetchDcCodeRequest } from '#ingest/dc-git/fetch-dc-code.ts';

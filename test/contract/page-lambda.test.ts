@@ -122,7 +122,10 @@ describe('the permalink page as a Lambda function', () => {
       expect(res.headers).toMatchObject({
         'content-type': 'text/html; charset=utf-8',
         'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        'content-security-policy': expect.stringMatching(
+          /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+        ),
+        'x-frame-options': 'DENY',
       });
     }
   });
@@ -137,7 +140,7 @@ describe('the permalink page as a Lambda function', () => {
   });
 
   it('answers 404 when its environment names no versions table (nothing is carried), not a failure', async () => {
-    const res = await pageLambda(permalinkPage, pageServices({ AWS_REGION: 'us-east-1' }))(
+    const res = await pageLambda(permalinkPage, pageServices(permalinkPage, {}, { AWS_REGION: 'us-east-1' }))(
       pageEvent({ jurisdiction: 'dc', corpus: 'statutes', key: '22-404.05' }),
       context,
     );

@@ -3,7 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PlanBook } from '#accounts/plans.ts';
-import { PAGES } from '#http/pages/permalink.ts';
+import { PAGE_HEADERS } from '#http/pages/html.ts';
+import type { Page } from '#http/pages/page.ts';
+import { PAGES } from '#http/pages/site-pages.ts';
 import { pathsOf } from '#http/route.ts';
 import { ROUTES } from '#http/routes.ts';
 import { ApiStack } from '../../lib/api-stack.ts';
@@ -278,16 +280,22 @@ describe('the API built from the route table', () => {
     }
   });
 
-  it('gives the citation lookup (and the MCP endpoint, whose citation tool runs it) the reporters-db layer, and no other function', () => {
+  it('gives the citation lookup and the MCP endpoint (whose citation tool runs it) the reporters-db layer, the docs pages the docs layer, and no other function', () => {
     const functions = Object.values(t.findResources('AWS::Lambda::Function') as Resources).filter((f) =>
       String(f.Properties.FunctionName).startsWith('asof-test-'),
     );
     const withLayer = functions.filter((f) => f.Properties.Layers).map((f) => f.Properties.FunctionName);
-    expect(withLayer.sort()).toEqual(['asof-test-caselaw-citations', 'asof-test-mcp']);
-    for (const name of withLayer) {
+    expect(withLayer.sort()).toEqual(['asof-test-caselaw-citations', 'asof-test-mcp', 'asof-test-page-docs', 'asof-test-page-docs-asset']);
+    for (const name of ['asof-test-caselaw-citations', 'asof-test-mcp']) {
       t.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: name,
         Environment: { Variables: Match.objectLike({ REPORTERS_DB_DIR: '/opt/reporters-db' }) },
+      });
+    }
+    for (const name of ['asof-test-page-docs', 'asof-test-page-docs-asset']) {
+      t.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: name,
+        Environment: { Variables: Match.objectLike({ ASOF_DOCS_DIR: '/opt/docs' }) },
       });
     }
   });
@@ -348,37 +356,79 @@ describe('the CourtListener token of the case-law fallback', () => {
 });
 
 describe('the public site (permalink pages)', () => {
-  const siteFunction = () => {
+  const siteFunction = (pageId = 'permalink') => {
     const functions = t.findResources('AWS::Lambda::Function') as Resources;
-    const id = logicalIdOf(functions, 'asof-test-page-permalink');
+    const id = logicalIdOf(functions, `asof-test-page-${pageId}`);
     return { id, fn: functions[id]!.Properties };
   };
 
   it("exposes exactly one public GET per page, integrated with that page's function: no authorizer, no key", () => {
-    const methods = methodEntries('asof-test-site');
-    expect(methods.map(([key]) => key).sort()).toEqual(PAGES.map((p) => `GET ${p.path}`).sort());
-    for (const [key, m] of methods) {
-      expect(m.AuthorizationType, key).toBe('NONE');
-      expect(m.ApiKeyRequired ?? false, key).toBe(false);
-      expect(JSON.stringify(m.Integration.Uri), key).toContain(siteFunction().id);
+    const methods = new Map(methodEntries('asof-test-site'));
+    // The site's root resource has the path '' here.
+    const keyOf = (p: Page) => `GET ${p.path === '/' ? '' : p.path}`;
+    expect([...methods.keys()].sort()).toEqual(PAGES.map(keyOf).sort());
+    for (const page of PAGES) {
+      const m = methods.get(keyOf(page))!;
+      expect(m.AuthorizationType, page.id).toBe('NONE');
+      expect(m.ApiKeyRequired ?? false, page.id).toBe(false);
+      expect(JSON.stringify(m.Integration.Uri), page.id).toContain(siteFunction(page.id).id);
     }
   });
 
-  it('runs each page on Node.js 22, ARM64, traced, reading the versions table and nothing else', () => {
-    const { fn } = siteFunction();
-    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, TracingConfig: { Mode: 'Active' } });
-    expect(Object.keys(fn.Environment.Variables).filter((k) => k.startsWith('ASOF_'))).toEqual(['ASOF_VERSIONS_TABLE']);
-    const roleRef = fn.Role['Fn::GetAtt'][0];
-    const statements = Object.values(t.findResources('AWS::IAM::Policy') as Resources)
-      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
-    const dynamo = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('dynamodb:')));
-    expect(dynamo.length).toBeGreaterThan(0);
-    for (const st of dynamo) {
-      expect(JSON.stringify(st.Resource)).toContain('VersionsTable');
-      expect([st.Action].flat().filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
+  /** The tables each page's function may read (and write: coverage's cache in the ops table), by what it declares. */
+  const TABLES: Record<string, { env: string; table: string; write: boolean }[]> = {
+    permalink: [{ env: 'ASOF_VERSIONS_TABLE', table: 'VersionsTable', write: false }],
+    home: [
+      { env: 'ASOF_VERSIONS_TABLE', table: 'VersionsTable', write: false },
+      { env: 'ASOF_OPS_TABLE', table: 'OpsTable', write: true },
+    ],
+    search: [
+      { env: 'ASOF_VERSIONS_TABLE', table: 'VersionsTable', write: false },
+      { env: 'ASOF_OPS_TABLE', table: 'OpsTable', write: true },
+    ],
+    cite: [],
+    docs: [],
+    'docs-asset': [],
+  };
+
+  it('runs each page on Node.js 22, ARM64, traced, reading the tables its page declares and nothing else', () => {
+    expect(Object.keys(TABLES).sort()).toEqual(PAGES.map((p) => p.id).sort());
+    for (const page of PAGES) {
+      const { fn } = siteFunction(page.id);
+      const tables = TABLES[page.id]!;
+      expect(fn, page.id).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 512,
+        TracingConfig: { Mode: 'Active' },
+      });
+      expect(
+        Object.keys(fn.Environment.Variables)
+          .filter((k) => k.endsWith('_TABLE'))
+          .sort(),
+        page.id,
+      ).toEqual(tables.map((x) => x.env).sort());
+      expect(fn.Environment.Variables, page.id).toMatchObject({ ASOF_SITE_URL: expect.anything(), ASOF_BASE_URL: expect.anything() });
+      const roleRef = fn.Role['Fn::GetAtt'][0];
+      const statements = Object.values(t.findResources('AWS::IAM::Policy') as Resources)
+        .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleRef))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+      const dynamo = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('dynamodb:')));
+      expect(dynamo.length > 0, page.id).toBe(tables.length > 0);
+      for (const st of dynamo) {
+        const table = tables.find((x) => JSON.stringify(st.Resource).includes(x.table));
+        expect(table, `${page.id}: ${JSON.stringify(st.Resource)}`).toBeDefined();
+        if (!table!.write)
+          expect(
+            [st.Action].flat().filter((a) => /Put|Update|Delete|Write/.test(a)),
+            page.id,
+          ).toEqual([]);
+      }
+      expect(
+        statements.flatMap((st) => [st.Action].flat()).filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('xray:')),
+        page.id,
+      ).toEqual([]);
     }
-    expect(statements.flatMap((st) => [st.Action].flat()).filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('xray:'))).toEqual([]);
   });
 
   it("serves the site stage with access logs, after the account's logging role is set by the API", () => {
@@ -409,8 +459,8 @@ describe('the public site (permalink pages)', () => {
         'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
         'gatewayresponse.header.cache-control': "'no-store'",
         // A static header value is quoted; quotes inside it are escaped.
-        'gatewayresponse.header.content-security-policy':
-          "'default-src \\'none\\'; style-src \\'unsafe-inline\\'; frame-ancestors \\'none\\''",
+        'gatewayresponse.header.content-security-policy': `'${PAGE_HEADERS['content-security-policy'].replaceAll("'", "\\'")}'`,
+        'gatewayresponse.header.x-frame-options': "'DENY'",
       });
       expect(Object.keys(p.ResponseTemplates).sort(), p.ResponseType).toEqual(['application/json', 'text/html']);
       const html = p.ResponseTemplates['text/html'];

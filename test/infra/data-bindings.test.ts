@@ -87,9 +87,9 @@ const ingressTo = (t: Template, fnLogicalId: string) =>
     )
     .sort();
 
-describe('a route function bound to the search domain (law-search)', () => {
+describe.each(['law-search', 'page-search'])('a function bound to the search domain for reading (%s)', (name) => {
   it('gets the domain address and the index, and no case-law variables', () => {
-    const env = envOf(api, 'asof-test-law-search');
+    const env = envOf(api, `asof-test-${name}`);
     expect(env.ASOF_SEARCH_URL).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::ImportValue': expect.any(String) }]] });
     expect(JSON.stringify(env.ASOF_SEARCH_URL)).toContain('DomainEndpoint');
     expect(env.ASOF_SEARCH_INDEX).toBe('asof-versions');
@@ -97,12 +97,12 @@ describe('a route function bound to the search domain (law-search)', () => {
   });
 
   it('may read the index only, on exactly the adapter’s read paths: _search, _count and the index’s cluster health, no wildcard', () => {
-    const es = statementsOf(api, 'asof-test-law-search').filter((s) => actions([s], 'es:').length);
+    const es = statementsOf(api, `asof-test-${name}`).filter((s) => actions([s], 'es:').length);
     expect(es).toEqual(READ_STATEMENTS);
   });
 
   it('runs in the functions’ subnets and is let in on 443 by the domain, and by nothing else', () => {
-    const [id, fn] = functionNamed(api, 'asof-test-law-search');
+    const [id, fn] = functionNamed(api, `asof-test-${name}`);
     expect(JSON.stringify(fn.Properties.VpcConfig.SubnetIds)).toMatch(/functionsSubnet1.*functionsSubnet2/);
     expect(ingressTo(api, id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['SearchDomainSecurityGroup91949D7F 443-443']);
   });
@@ -194,10 +194,14 @@ describe('the setup job', () => {
       ASOF_CASELAW_DATABASE: 'asof',
       ASOF_SEARCH_INDEX: 'asof-versions',
     });
-    // The read roles: exactly the one route function bound to search for reading.
+    // The read roles: exactly the functions bound to search for reading, the search route's and the search page's.
     const [lawSearchId, lawSearch] = functionNamed(api, 'asof-test-law-search');
-    expect(env.ASOF_SEARCH_READ_ROLES).toEqual({ 'Fn::Join': ['', ['["', lawSearch.Properties.Role, '"]']] });
+    const [pageSearchId, pageSearch] = functionNamed(api, 'asof-test-page-search');
+    expect(env.ASOF_SEARCH_READ_ROLES).toEqual({
+      'Fn::Join': ['', ['["', lawSearch.Properties.Role, '","', pageSearch.Properties.Role, '"]']],
+    });
     expect(lawSearchId).toMatch(/^LawApiRoutelawsearch/);
+    expect(pageSearchId).toMatch(/^PublicSitePagesearch/);
     // The write roles: the function bound for writing in another stack, after the setup job was built.
     const [, indexer] = functionNamed(jobs, 'asof-test-indexer');
     expect(JSON.stringify(env.ASOF_SEARCH_WRITE_ROLES)).toContain(JSON.stringify(indexer.Properties.Role['Fn::GetAtt'][0]).slice(1, -1));

@@ -136,5 +136,3 @@ export const permalinkPage: Page = {
     }
   },
 };
-
-export const PAGES: readonly Page[] = [permalinkPage];
