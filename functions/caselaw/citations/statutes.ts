@@ -52,13 +52,17 @@ export function inText(pattern: RegExp): RegExp {
 }
 
 /**
- * What every citation the grammars read holds, near its start: a section sign, the US Code's name, a federal rule
- * set's abbreviation or name, `of title` (`section 1291 of title 28`), a state code's short name.
+ * What every citation the grammars read holds, near its start, by the collections whose grammars may read it: a
+ * section sign (the D.C. and state codes; a code not carried), the US Code's name or `of title` (`section 1291 of
+ * title 28`), a federal rule set's abbreviation or name, Tennessee's short forms. Literal alternatives only: the
+ * regular-expression engine scans for them far faster than it could try the grammars at every position.
  */
 const TRIGGER =
-  /§|U\.?\s?S\.?\s?C\b|U\.?\s?S\.?\s?C\.|U\.\s?S\.\s+Code|United\s+States\s+Code|R(?:\.|ules?)\s?(?:of\s+)?(?:App|Civ|Evid|Crim|Cr|Bankr)|\bFR(?:A|C|E|Cr|B)P\b|F\.\s?R\.\s?(?:A|C|E|Cr|B)\.|Ct\.\s?R|Supreme\s+Court\s+Rule|N\.\s?D\.\s?R\.|of\s+title\s+\d|\bT\.\s?C\.\s?A\b|\bTCA\b/g;
-const BEFORE = 100;
-const AFTER = 160;
+  /(?<sign>§)|(?<usc>U\.S\.C|USC|U\. S\. C|United States Code|U\.S\. Code|of [Tt]itle \d)|(?<rules>R\. ?(?:App|Civ|Evid|Crim|Cr\.|Bankr)|R\.(?:App|Civ|Evid|Crim|Bankr)|Rules? of (?:Appellate|Civil|Evidence|Criminal|Bankruptcy|the Supreme)|FR(?:A|C|E|Cr|B)P|F\. ?R\. ?(?:A|C|E|Cr|B)\.|Ct\. ?R|Supreme Court Rule|N\. ?D\. ?R)|(?<tn>T\. ?C\. ?A|TCA|Tennessee Code)/g;
+const BEFORE = 80;
+const AFTER = 140;
+
+type Trigger = 'sign' | 'usc' | 'rules' | 'tn';
 
 interface Grammar {
   collection: Collection;
@@ -68,6 +72,17 @@ interface Grammar {
 const GRAMMARS: readonly Grammar[] = COLLECTIONS.flatMap((collection) =>
   collection.printedPatterns.map((p) => ({ collection, pattern: inText(p) })),
 );
+
+/**
+ * The grammars a trigger may start. Under `§`, the codes named `… Code` (D.C., Tennessee, Mississippi): the US
+ * Code's forms hold a trigger of their own (`U.S.C.`, `of title`), and Tennessee's `T.C.A.` too.
+ */
+const GRAMMARS_OF: Readonly<Record<Trigger, readonly Grammar[]>> = {
+  sign: GRAMMARS.filter((g) => g.collection.corpus === 'statutes' && g.collection.id !== 'usc'),
+  usc: GRAMMARS.filter((g) => g.collection.id === 'usc'),
+  rules: GRAMMARS.filter((g) => g.collection.corpus === 'rules'),
+  tn: GRAMMARS.filter((g) => g.collection.id === 'tn-code'),
+};
 
 /** The same grammars, sticky: does another citation start here (`§§ 1291-1292, and 42 U.S.C. § 1983`)? */
 const STICKY = GRAMMARS.map((g) => new RegExp(g.pattern.source, g.pattern.flags.replace('g', 'y')));
@@ -256,7 +271,7 @@ interface RawLaw {
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-function loadLawNames(): { names: Map<string, LawName>; subjects: LawName[]; longest: number } {
+function loadLawNames(): { names: Map<string, LawName>; subjects: LawName[]; longest: number; lastWords: Set<string> } {
   const laws = JSON.parse(readFileSync(join(reportersDbDir(), 'laws.json'), 'utf8')) as Record<string, RawLaw[]>;
   const names = new Map<string, LawName>();
   const subjects: LawName[] = [];
@@ -281,7 +296,8 @@ function loadLawNames(): { names: Map<string, LawName>; subjects: LawName[]; lon
   }
   for (const [text, canonical, jurisdiction, division] of SHORT_FORMS) names.set(text, { canonical, jurisdiction, division });
   const longest = Math.max(...[...names.keys()].map((n) => n.split(' ').length));
-  return { names, subjects, longest };
+  const lastWords = new Set([...names.keys(), ...subjects.map((s) => s.subjectSuffix!)].map((n) => n.split(' ').at(-1)!));
+  return { names, subjects, longest, lastWords };
 }
 
 let lawNames: ReturnType<typeof loadLawNames> | undefined;
@@ -289,12 +305,24 @@ let lawNames: ReturnType<typeof loadLawNames> | undefined;
 const DIVISION_BEFORE = /(?:^|\s)((?:ch|c|tit|art)\.?)\s*(\d+[A-Za-z]?(?:[.-]\d+[A-Za-z]?)?),?\s*$/;
 const SECTION_AFTER = /^§§?\s*(\d[0-9A-Za-z]*(?:[.:\-\u2013][0-9A-Za-z]+)*)((?:\([0-9A-Za-z]{1,4}\))*)/;
 
+/** The word that ends just before `at`, past white space and a comma. */
+function wordBefore(text: string, at: number): string {
+  let end = at;
+  while (end > 0 && (text.charCodeAt(end - 1) === 0x2c || /\s/.test(text[end - 1]!))) end--;
+  let start = end;
+  while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
+  return text.slice(start, end);
+}
+
 /** A code not carried, named before the `§` at `sign`: the citation, or null. */
 function lawBefore(text: string, sign: number): FoundStatute | null {
+  lawNames ??= loadLawNames();
+  const { names, subjects, longest, lastWords } = lawNames;
+  // Most signs follow no code's name (`under § 1983`): one word tells, before anything is sliced or split.
+  const last = wordBefore(text, sign);
+  if (!lastWords.has(last) && !/^\d/.test(last)) return null;
   const after = SECTION_AFTER.exec(text.slice(sign, sign + 60));
   if (!after) return null;
-  lawNames ??= loadLawNames();
-  const { names, subjects, longest } = lawNames;
   const windowStart = Math.max(0, sign - 100);
   let before = text.slice(windowStart, sign);
   const division = DIVISION_BEFORE.exec(before);
@@ -348,25 +376,36 @@ function subjectName(subjects: readonly LawName[], tokens: readonly string[]): L
 
 /** Every statute and court-rule citation of `text`, in order, none overlapping. */
 export function findStatuteCitations(text: string): FoundStatute[] {
-  const windows: Array<[number, number]> = [];
+  const windows: Array<{ from: number; to: number; triggers: Set<Trigger> }> = [];
   const signs: number[] = [];
   TRIGGER.lastIndex = 0;
   for (let m = TRIGGER.exec(text); m; m = TRIGGER.exec(text)) {
-    if (m[0] === '§') signs.push(m.index);
+    const groups = m.groups!;
+    const trigger: Trigger = groups.sign ? 'sign' : groups.usc ? 'usc' : groups.rules ? 'rules' : 'tn';
+    if (trigger === 'sign') {
+      signs.push(m.index);
+      // Every name a `§` grammar reads ends in `Code` or `Ann.` just before the sign.
+      if (!/Code|Ann/i.test(text.slice(Math.max(0, m.index - 24), m.index))) continue;
+    }
     let from = Math.max(0, m.index - BEFORE);
     while (from > 0 && !/\s/.test(text[from - 1]!)) from--;
     const to = Math.min(text.length, m.index + AFTER);
     const last = windows[windows.length - 1];
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
-    else windows.push([from, to]);
+    if (last && from <= last.to) {
+      last.to = Math.max(last.to, to);
+      last.triggers.add(trigger);
+    } else windows.push({ from, to, triggers: new Set([trigger]) });
   }
-  if (windows.length === 0) return [];
+  if (windows.length === 0 && signs.length === 0) return [];
 
   const found: FoundStatute[] = [];
-  for (const [from, to] of windows) {
+  const candidates: Array<{ at: number; matched: string; collection: Collection }> = [];
+  for (const { from, to, triggers } of windows) {
     const window = text.slice(from, to);
-    const candidates: Array<{ at: number; matched: string; collection: Collection }> = [];
-    for (const { collection, pattern } of GRAMMARS) {
+    candidates.length = 0;
+    const grammars =
+      triggers.size === 1 ? GRAMMARS_OF[[...triggers][0]!] : GRAMMARS.filter((g) => [...triggers].some((t) => GRAMMARS_OF[t].includes(g)));
+    for (const { collection, pattern } of grammars) {
       pattern.lastIndex = 0;
       for (let m = pattern.exec(window); m; m = pattern.exec(window)) {
         candidates.push({ at: from + m.index, matched: m[0], collection });
