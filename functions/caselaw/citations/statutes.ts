@@ -58,11 +58,11 @@ export function inText(pattern: RegExp): RegExp {
  * regular-expression engine scans for them far faster than it could try the grammars at every position.
  */
 const TRIGGER =
-  /(?<sign>§)|(?<usc>U\.S\.C|USC|U\. S\. C|United States Code|U\.S\. Code|of [Tt]itle \d)|(?<rules>R\. ?(?:App|Civ|Evid|Crim|Cr\.|Bankr)|R\.(?:App|Civ|Evid|Crim|Bankr)|Rules? of (?:Appellate|Civil|Evidence|Criminal|Bankruptcy|the Supreme)|FR(?:A|C|E|Cr|B)P|F\. ?R\. ?(?:A|C|E|Cr|B)\.|Ct\. ?R|Supreme Court Rule|N\. ?D\. ?R)|(?<tn>T\. ?C\. ?A|TCA|Tennessee Code)/g;
+  /(?<sign>§)|(?<usc>U\.S\.C|USC|U\. S\. C|United States Code|U\.S\. Code|of [Tt]itle \d)|(?<rules>R\. ?(?:App|Civ|Evid|Crim|Cr\.|Bankr)|R\.(?:App|Civ|Evid|Crim|Bankr)|Rules? of (?:Appellate|Civil|Evidence|Criminal|Bankruptcy|the Supreme)|FR(?:A|C|E|Cr|B)P|F\. ?R\. ?(?:A|C|E|Cr|B)\.|Ct\. ?R|Supreme Court Rule|N\. ?D\. ?R)|(?<code>T\. ?C\. ?A|TCA|Tennessee Code|D\. ?C\. (?:Official )?Code|Miss\. Code|Mississippi Code)/g;
 const BEFORE = 80;
 const AFTER = 140;
 
-type Trigger = 'sign' | 'usc' | 'rules' | 'tn';
+type Trigger = 'sign' | 'usc' | 'rules' | 'code';
 
 interface Grammar {
   collection: Collection;
@@ -75,13 +75,14 @@ const GRAMMARS: readonly Grammar[] = COLLECTIONS.flatMap((collection) =>
 
 /**
  * The grammars a trigger may start. Under `§`, the codes named `… Code` (D.C., Tennessee, Mississippi): the US
- * Code's forms hold a trigger of their own (`U.S.C.`, `of title`), and Tennessee's `T.C.A.` too.
+ * Code's forms hold a trigger of their own (`U.S.C.`, `of title`); so do the codes' names printed without a sign
+ * (`D.C. Code 22-404.05`, `T.C.A. 15-2-102`).
  */
 const GRAMMARS_OF: Readonly<Record<Trigger, readonly Grammar[]>> = {
   sign: GRAMMARS.filter((g) => g.collection.corpus === 'statutes' && g.collection.id !== 'usc'),
   usc: GRAMMARS.filter((g) => g.collection.id === 'usc'),
   rules: GRAMMARS.filter((g) => g.collection.corpus === 'rules'),
-  tn: GRAMMARS.filter((g) => g.collection.id === 'tn-code'),
+  code: GRAMMARS.filter((g) => g.collection.corpus === 'statutes' && g.collection.id !== 'usc'),
 };
 
 /** The same grammars, sticky: does another citation start here (`§§ 1291-1292, and 42 U.S.C. § 1983`)? */
@@ -127,8 +128,23 @@ function statute(text: string, start: number, end: number, collection: Collectio
   };
 }
 
+let stateAbbreviations: Set<string> | undefined;
+
+/** `Tenn. Sup. Ct. R. 8` is Tennessee's rule, not the Supreme Court's: a state's abbreviation before a rule set's name. */
+function stateBefore(text: string, at: number): boolean {
+  stateAbbreviations ??= new Set(
+    Object.keys(JSON.parse(readFileSync(join(reportersDbDir(), 'state_abbreviations.json'), 'utf8')) as Record<string, string>),
+  );
+  return stateAbbreviations.has(wordBefore(text, at));
+}
+
 /** The citations one grammar match stands for: one, or one per number of a `§§` list or range. */
 function fromMatch(text: string, at: number, matched: string, collection: Collection, out: FoundStatute[]): number {
+  if (collection.corpus === 'rules' && stateBefore(text, at)) return -1;
+  // A court's own opinion says `Supreme Court Rules 3(b)` of its own rules (Delaware's, in CourtListener 4091881):
+  // in running text, only an abbreviation or `… of the United States` names the U.S. Supreme Court's.
+  if (collection.id === 'sup-ct' && /^(?:Supreme|Rules?\s+of\s+the\s+Supreme)/i.test(matched) && !/United\s+States/i.test(matched))
+    return -1;
   let end = at + matched.replace(/[.,:;\-\u2013]+$/, '').length;
   const note = NOTE.exec(text.slice(end, end + 8));
   const span = text.slice(at, end);
@@ -381,7 +397,7 @@ export function findStatuteCitations(text: string): FoundStatute[] {
   TRIGGER.lastIndex = 0;
   for (let m = TRIGGER.exec(text); m; m = TRIGGER.exec(text)) {
     const groups = m.groups!;
-    const trigger: Trigger = groups.sign ? 'sign' : groups.usc ? 'usc' : groups.rules ? 'rules' : 'tn';
+    const trigger: Trigger = groups.sign ? 'sign' : groups.usc ? 'usc' : groups.rules ? 'rules' : 'code';
     if (trigger === 'sign') {
       signs.push(m.index);
       // Every name a `§` grammar reads ends in `Code` or `Ann.` just before the sign.

@@ -40,6 +40,8 @@ describe('the forms practitioners write (issue 18)', () => {
     ['1 U.S.C. § 112b', 'us', '1-112b', null],
     ['D.C. Code § 22-404.05', 'dc', '22-404.05', null],
     ['D.C. Official Code § 22-404.05(a)', 'dc', '22-404.05', '(a)'],
+    ['D.C. Code 22-404.05', 'dc', '22-404.05', null],
+    ['TCA 15-2-102', 'tn', '15-2-102', null],
     ['Fed. R. App. P. 32(a)(7)', 'us', 'frap-32', '(a)(7)'],
     ['Fed. R. Civ. P. 12(b)(6)', 'us', 'frcp-12', '(b)(6)'],
     ['Tenn. Code Ann. § 39-13-101', 'tn', '39-13-101', null],
@@ -72,6 +74,16 @@ describe('the forms practitioners write (issue 18)', () => {
       ['1985', '42-1985'],
       ['1988', '42-1988'],
     ]);
+  });
+
+  it('does not read a state court’s rules as the federal rule sets (CourtListener 1046941, 4091881)', () => {
+    // Real text: the Tennessee Supreme Court's Rule 8 (its Rules of Professional Conduct), not the U.S. Supreme Court's.
+    expect(read('Wright, 337 S.W.3d 166, 176 (Tenn. 2011) (internal citations omitted) (quoting\nTenn. Sup. Ct. R. 8, RPC 1.5).')).toEqual(
+      [],
+    );
+    // Real text of the Supreme Court of Delaware (CourtListener 4091881): its own rules.
+    expect(read('NOW, THEREFORE, IT IS ORDERED, under Supreme Court Rules\n\n3(b)(2) and 29(b), that this appeal is')).toEqual([]);
+    expect(read('See Sup. Ct. R. 10.')).toEqual([{ printed: 'Sup. Ct. R. 10', jurisdiction: 'us', key: 'sup-ct-r-10' }]);
   });
 
   it('does not read a year in parentheses, a bare "section 5", or a reporter as a statute', () => {
