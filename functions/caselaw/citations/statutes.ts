@@ -392,7 +392,8 @@ function subjectName(subjects: readonly LawName[], tokens: readonly string[]): L
 
 /** Every statute and court-rule citation of `text`, in order, none overlapping. */
 export function findStatuteCitations(text: string): FoundStatute[] {
-  const windows: Array<{ from: number; to: number; triggers: Set<Trigger> }> = [];
+  // Windows per kind of trigger, each kind's merged: a grammar scans only the windows of the triggers that may start it.
+  const windows: Record<Trigger, Array<[number, number]>> = { sign: [], usc: [], rules: [], code: [] };
   const signs: number[] = [];
   TRIGGER.lastIndex = 0;
   for (let m = TRIGGER.exec(text); m; m = TRIGGER.exec(text)) {
@@ -400,46 +401,52 @@ export function findStatuteCitations(text: string): FoundStatute[] {
     const trigger: Trigger = groups.sign ? 'sign' : groups.usc ? 'usc' : groups.rules ? 'rules' : 'code';
     if (trigger === 'sign') {
       signs.push(m.index);
-      // Every name a `§` grammar reads ends in `Code` or `Ann.` just before the sign.
+      // Every name a `§` grammar reads ends in `Code` or `Ann` just before the sign.
       if (!/Code|Ann/i.test(text.slice(Math.max(0, m.index - 24), m.index))) continue;
     }
     let from = Math.max(0, m.index - BEFORE);
     while (from > 0 && !/\s/.test(text[from - 1]!)) from--;
     const to = Math.min(text.length, m.index + AFTER);
-    const last = windows[windows.length - 1];
-    if (last && from <= last.to) {
-      last.to = Math.max(last.to, to);
-      last.triggers.add(trigger);
-    } else windows.push({ from, to, triggers: new Set([trigger]) });
+    const list = windows[trigger];
+    const last = list[list.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else list.push([from, to]);
   }
-  if (windows.length === 0 && signs.length === 0) return [];
 
-  const found: FoundStatute[] = [];
   const candidates: Array<{ at: number; matched: string; collection: Collection }> = [];
-  for (const { from, to, triggers } of windows) {
-    const window = text.slice(from, to);
-    candidates.length = 0;
-    const grammars =
-      triggers.size === 1 ? GRAMMARS_OF[[...triggers][0]!] : GRAMMARS.filter((g) => [...triggers].some((t) => GRAMMARS_OF[t].includes(g)));
-    for (const { collection, pattern } of grammars) {
-      pattern.lastIndex = 0;
-      for (let m = pattern.exec(window); m; m = pattern.exec(window)) {
-        candidates.push({ at: from + m.index, matched: m[0], collection });
-        if (m[0].length === 0) pattern.lastIndex++;
+  for (const trigger of Object.keys(windows) as Trigger[]) {
+    for (const [from, to] of windows[trigger]) {
+      const window = text.slice(from, to);
+      for (const { collection, pattern } of GRAMMARS_OF[trigger]) {
+        pattern.lastIndex = 0;
+        for (let m = pattern.exec(window); m; m = pattern.exec(window)) {
+          candidates.push({ at: from + m.index, matched: m[0], collection });
+          if (m[0].length === 0) pattern.lastIndex++;
+        }
       }
     }
-    candidates.sort((a, b) => a.at - b.at || b.matched.length - a.matched.length);
-    let reached = found.length ? found[found.length - 1]!.end : 0;
-    for (const c of candidates) {
-      if (c.at < reached) continue;
-      const end = fromMatch(text, c.at, c.matched, c.collection, found);
-      if (end > 0) reached = end;
+  }
+  candidates.sort((a, b) => a.at - b.at || b.matched.length - a.matched.length);
+  const found: FoundStatute[] = [];
+  let reached = 0;
+  for (const c of candidates) {
+    if (c.at < reached) continue;
+    const end = fromMatch(text, c.at, c.matched, c.collection, found);
+    if (end > 0) reached = end;
+  }
+  // `found` is in text order, and so are the signs: one pass tells which sign no citation covers.
+  const laws: FoundStatute[] = [];
+  let f = 0;
+  for (const sign of signs) {
+    while (f < found.length && found[f]!.end <= sign) f++;
+    if (f < found.length && found[f]!.start <= sign) continue;
+    const law = lawBefore(text, sign);
+    const next = found[f];
+    const previous = found[f - 1];
+    const lastLaw = laws[laws.length - 1];
+    if (law && !(next && next.start < law.end) && !(previous && law.start < previous.end) && !(lastLaw && law.start < lastLaw.end)) {
+      laws.push(law);
     }
   }
-  for (const sign of signs) {
-    if (found.some((f) => f.start <= sign && sign < f.end)) continue;
-    const law = lawBefore(text, sign);
-    if (law && !found.some((f) => f.start < law.end && law.start < f.end)) found.push(law);
-  }
-  return found.sort((a, b) => a.start - b.start);
+  return laws.length ? [...found, ...laws].sort((a, b) => a.start - b.start) : found;
 }
