@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { getCitations } from '@beshkenadze/eyecite';
 import { createExtractor, type FoundCitation } from '#caselaw/citations/extract.ts';
+import { findStatuteCitations } from '#caselaw/citations/statutes.ts';
 import { parseRequest, resolveCitations } from '#caselaw/resolve.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
@@ -25,6 +26,7 @@ import { type Accuracy, measureAccuracy } from '../test/support/citation-accurac
 import { formExamples, formText, measureForms } from '../test/support/citation-forms-suite.ts';
 import { bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
 import { REAL_FORM_CASES } from '../test/support/real-citation-forms.ts';
+import { REAL_STATUTE_SENTENCES } from '../test/support/real-statute-citations.ts';
 import { type HeldOutAccuracy, heldOutSet, measureHeldOut } from './citation-held-out.ts';
 import { REPO } from './proc.ts';
 
@@ -65,6 +67,13 @@ export interface GrowthFigure {
   points: Array<[number, number]>;
 }
 
+/** Statute and court-rule citations (issue 18): accuracy and MB/s per kind of form, and what finding them costs. */
+export interface StatuteFigures {
+  forms: Array<{ form: string; examples: number; recall: number; precision: number; mbPerSec: number }>;
+  /** Case extraction alone, and case extraction plus the statute finder, taking turns in one process on one text. */
+  cost: Array<{ corpus: string; chars: number; statutes: number; casesOnlyMbPerSec: number; withStatutesMbPerSec: number; ratio: number }>;
+}
+
 export interface CitationResults {
   accuracy: { raw: Omit<Accuracy, 'missed' | 'extra'>; reviewed: Omit<Accuracy, 'missed' | 'extra'>; corrections: number };
   /** On the held-out real opinions of `--caselaw-data`; absent without it. */
@@ -79,6 +88,7 @@ export interface CitationResults {
   growth: GrowthFigure[];
   /** Parse + resolve a text of 250 citations against the replica on PGlite (worker thread, as `asof serve` runs it). */
   resolve250: { runs: number; p50Ms: number; p90Ms: number; maxMs: number; statuses: Record<string, number> };
+  statutes?: StatuteFigures;
 }
 
 const MB = 1024 * 1024;
@@ -234,6 +244,83 @@ function formFigures(extract: Extract, baseline: Extract | undefined, minMs: num
   return figures;
 }
 
+/** The sentences of test/support/real-statute-citations.ts per kind of form, and the forms issue 18 lists, in a sentence. */
+const ISSUE_FORMS: ReadonlyArray<[string, string | null]> = [
+  ['28 U.S.C. § 1291', '28-1291'],
+  ['28 U.S.C. 1291', '28-1291'],
+  ['section 1291 of title 28', '28-1291'],
+  ['42 U.S.C. § 1983 note', '42-1983'],
+  ['D.C. Code § 22-404.05', '22-404.05'],
+  ['Fed. R. App. P. 32(a)(7)', 'frap-32'],
+  ['Tenn. Code Ann. § 39-13-101', '39-13-101'],
+  ['Miss. Code Ann. § 1-3-1', '1-3-1'],
+  ['Mass. Gen. Laws ch. 93A, § 2', null],
+];
+
+function statuteFigures(extract: Extract, minMs: number, denseText: string): StatuteFigures {
+  const suites = new Map<string, Array<{ text: string; expected: Array<{ printed: string; key: string | null }> }>>();
+  for (const s of REAL_STATUTE_SENTENCES) suites.set(s.form, [...(suites.get(s.form) ?? []), s]);
+  suites.set(
+    'forms listed in issue 18 (in a sentence)',
+    ISSUE_FORMS.map(([printed, key]) => ({ text: `As held, see ${printed}, the rule applies.`, expected: [{ printed, key }] })),
+  );
+  const repeated = (text: string) => text.repeat(Math.max(1, Math.ceil(16_000 / text.length)));
+  const forms = [...suites].map(([form, cases]) => {
+    let expected = 0;
+    let found = 0;
+    let right = 0;
+    for (const c of cases) {
+      const got = findStatuteCitations(c.text);
+      expected += c.expected.length;
+      found += got.length;
+      right += got.filter((g) => c.expected.some((e) => e.printed === g.text && e.key === g.key)).length;
+    }
+    const text = repeated(cases.map((c) => c.text).join(' '));
+    return {
+      form,
+      examples: expected,
+      recall: right / expected,
+      precision: found === 0 ? 1 : right / found,
+      mbPerSec: mbPerSec([text], findStatuteCitations, minMs),
+    };
+  });
+  const statuteDense = (() => {
+    let text = '';
+    for (let i = 0; text.length < 64_000; i++) text += `${REAL_STATUTE_SENTENCES[i % REAL_STATUTE_SENTENCES.length]!.text} `;
+    return text.slice(0, 64_000);
+  })();
+  const both = (t: string) => {
+    extract(t);
+    return findStatuteCitations(t);
+  };
+  const cost = (
+    [
+      ['64,000 characters, citation-dense (the case benchmark’s text)', denseText],
+      ['64,000 characters of the real statute sentences, repeated', statuteDense],
+    ] as const
+  ).map(([corpus, text]) => {
+    // Taking turns, three rounds each: the machine is shared, so the two are measured under the same load.
+    const alone: number[] = [];
+    const withStatutes: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      alone.push(mbPerSec([text], extract, minMs));
+      withStatutes.push(mbPerSec([text], both, minMs));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+    const casesOnlyMbPerSec = median(alone);
+    const withStatutesMbPerSec = median(withStatutes);
+    return {
+      corpus,
+      chars: text.length,
+      statutes: findStatuteCitations(text).length,
+      casesOnlyMbPerSec,
+      withStatutesMbPerSec,
+      ratio: withStatutesMbPerSec / casesOnlyMbPerSec,
+    };
+  });
+  return { forms, cost };
+}
+
 async function loadBaseline(path: string | undefined): Promise<Extract | undefined> {
   if (!path) return undefined;
   const module = (await import(pathToFileURL(resolve(path)).href)) as { createExtractor(): { extract: Extract } };
@@ -316,6 +403,15 @@ export async function citationFigures(opts: {
         (before !== undefined ? `; baseline ${before.toFixed(1)} MB/s (${(ours / before).toFixed(2)}×)` : ''),
     );
   }
+  const statutes = statuteFigures(extract, opts.quick ? 300 : 1500, citationDenseText());
+  for (const f of statutes.forms) {
+    opts.log(`  statutes / ${f.form} (${f.examples}): ${pc(f.recall)} / ${pc(f.precision)}, ${f.mbPerSec.toFixed(1)} MB/s`);
+  }
+  for (const c of statutes.cost) {
+    opts.log(
+      `  ${c.corpus} (${c.statutes} statute citations): cases alone ${c.casesOnlyMbPerSec.toFixed(1)} MB/s, with statutes ${c.withStatutesMbPerSec.toFixed(1)} MB/s (${c.ratio.toFixed(2)}×)`,
+    );
+  }
   const coldRuns = await coldStart(opts.quick ? 3 : 7);
   const coldMs = [...coldRuns].sort((a, b) => a - b)[Math.floor(coldRuns.length / 2)]!;
   opts.log(
@@ -337,5 +433,6 @@ export async function citationFigures(opts: {
     coldRuns,
     growth: grown,
     resolve250,
+    statutes,
   };
 }

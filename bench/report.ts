@@ -824,6 +824,7 @@ function citationSection(c: CitationResults, separately?: BenchResults['citation
       )}) | ${ms(c.resolve250.p50Ms)} / ${ms(c.resolve250.p90Ms)} ms | p50 ≤ ${TARGETS.resolve250P50Ms} ms: ${verdict(c.resolve250.p50Ms <= TARGETS.resolve250P50Ms)} |`,
     '',
     ...citationFormRows(c),
+    ...statuteRows(c),
     '| text | characters | full citations found (ours / port) | ours MB/s | before MB/s | eyecite port MB/s | ratio |',
     '|---|--:|--:|--:|--:|--:|--:|',
     ...c.throughput.map(
@@ -836,6 +837,28 @@ function citationSection(c: CitationResults, separately?: BenchResults['citation
     '| input | 16k ms | 32k ms | 64k ms | 64k ÷ 32k |',
     '|---|--:|--:|--:|--:|',
     ...c.growth.map((g) => `| ${g.input} | ${g.points.map(([, v]) => ms(v)).join(' | ')} | ${ratio(g.points[2]![1] / g.points[1]![1])} |`),
+    '',
+  ];
+}
+
+function statuteRows(c: CitationResults): string[] {
+  if (!c.statutes) return [];
+  const pc = (v: number) => `${(v * 100).toFixed(1)} %`;
+  return [
+    'Statute and court-rule citations (issue 18): per kind of form, on the real sentences of test/support/real-statute-citations.ts and the forms the issue lists; a citation is found when its span and key are right.',
+    '',
+    '| form | citations | recall / precision | MB/s (finder alone) |',
+    '|---|--:|--:|--:|',
+    ...c.statutes.forms.map((f) => `| ${f.form} | ${f.examples} | ${pc(f.recall)} / ${pc(f.precision)} | ${f.mbPerSec.toFixed(1)} |`),
+    '',
+    'What finding them costs: case extraction alone, and with the statute finder, taking turns in one process (median of three rounds each).',
+    '',
+    '| text | characters | statute citations | cases alone MB/s | cases + statutes MB/s | ratio | ≥ 50 MB/s |',
+    '|---|--:|--:|--:|--:|--:|---|',
+    ...c.statutes.cost.map(
+      (t) =>
+        `| ${t.corpus} | ${int(t.chars)} | ${t.statutes} | ${t.casesOnlyMbPerSec.toFixed(1)} | ${t.withStatutesMbPerSec.toFixed(1)} | ${t.ratio.toFixed(2)}× | ${verdict(t.withStatutesMbPerSec >= TARGETS.denseMbPerSec)} |`,
+    ),
     '',
   ];
 }

@@ -11,7 +11,9 @@ import type { AccountStore, MeterStore } from '#accounts/ports.ts';
 import { UsageLog } from '#accounts/usage-log.ts';
 import type { FallbackConfig } from '#caselaw/fallback.ts';
 import type { CaseLawStore } from '#caselaw/ports.ts';
+import type { LawLookup } from '#caselaw/statutes.ts';
 import type { FormatStore } from '#formats/ports.ts';
+import { lookupVersion } from '#law/lookup.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { CoverageService } from '#ops/coverage.ts';
 import type { OpsStore } from '#ops/ports.ts';
@@ -66,6 +68,8 @@ export interface Services extends Omit<ServiceStores, 'meters'> {
   /** The paid case-law fallback: the provider on the shared token (null when none is configured) and its budget. */
   fallback: FallbackConfig;
   coverage: CoverageService | null;
+  /** /law/lookup's lookup over the version store, for the statute citations of a citation lookup; null without the store. */
+  lawLookup: LawLookup | null;
   meter: Meter;
   /** The meter's write-behind usage records (flushed before a function returns or a server stops); null unmetered. */
   usageLog: UsageLog | null;
@@ -127,6 +131,7 @@ export function assembleServices(stores: ServiceStores, options: ServiceOptions)
     now,
     fallback: options.fallback,
     coverage: versions && ops ? new CoverageService({ versions, ops, now, refreshBehind }) : null,
+    lawLookup: versions ? (params) => lookupVersion(versions, { ...params, coverageUrl: `${options.site.baseUrl}/law/coverage` }) : null,
     meter,
     usageLog,
     edge: metered && options.edgeLimit ? new EdgeLimiter() : null,

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import 'zod-openapi';
 import { MAX_CITATIONS, MAX_TEXT_CHARS } from '#caselaw/resolve.ts';
 import { thousands } from '#shared/thousands.ts';
-import { positiveIntParam } from './schemas.ts';
+import { asOfParam, positiveIntParam } from './schemas.ts';
 
 /** The case-law routes' inputs (schemas.ts holds the law's; the resources are in schemas-responses-caselaw.ts). */
 
@@ -26,6 +26,9 @@ export const CitationLookupInputSchema = z
       .array(citationItem)
       .optional()
       .meta({ description: `citations to resolve (at most ${MAX_CITATIONS}): strings (\`410 U.S. 113\`) or {volume, reporter, page}` }),
+    asOf: asOfParam.meta({
+      description: 'YYYY-MM-DD; statute and rule citations are answered with the version in force on that date (default: today, UTC)',
+    }),
     fallback: z
       .enum(['none', 'courtlistener'])
       .optional()

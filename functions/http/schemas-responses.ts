@@ -291,6 +291,38 @@ export const ErrorEnvelopeSchema = z
   })
   .meta({ id: 'Error' });
 
+/** A statute or court-rule citation of a citation lookup: kept apart from the case results, whose shape is the provider's. */
+const StatuteCitationSchema = z
+  .object({
+    citation: z.string().meta({ description: 'the citation as found in the text (or as given)', example: '28 U.S.C. § 1291' }),
+    start_index: z.int().meta({ description: 'offset in code points where it starts, as the case results count them' }),
+    end_index: z.int().meta({ description: 'offset in code points where it ends (exclusive)' }),
+    jurisdiction: z.string().meta({ example: 'us' }),
+    corpus: z.string().meta({ example: 'statutes' }),
+    key: z
+      .string()
+      .nullable()
+      .meta({ description: 'the citation key the lookup endpoint takes (`28-1291`); null for a code not carried', example: '28-1291' }),
+    normalized_citation: z.string().meta({ description: 'the collection’s display form, with the pinpoint', example: '28 U.S.C. § 1291' }),
+    asOf: z.string().meta({ description: 'the date the version in force was asked for: the request’s `asOf`, else today (UTC)' }),
+    status: z.union([z.literal(200), z.literal(404), z.literal(503)]),
+    result: SectionVersionSchema.nullable().meta({
+      description: 'the version in force, as the lookup endpoint answers it; null when none',
+    }),
+    error: z
+      .object({ code: z.string(), message: z.string(), didYouMean: z.array(SuggestionSchema).optional(), coverageUrl: z.url().optional() })
+      .loose()
+      .nullable()
+      .meta({
+        description: 'the lookup endpoint’s own error (`not_carried`, `no_edition_on_file` with `didYouMean`) when there is no version',
+      }),
+  })
+  .meta({ id: 'StatuteCitation' });
+
+const CitationLookupWithStatutesSchema = CitationLookupResponseSchema.extend({
+  statutes: z.array(StatuteCitationSchema).meta({ description: 'statute and court-rule citations, in the order found' }),
+}).meta({ id: 'CitationLookupResponse' });
+
 const resultOf = <T extends z.ZodType>(schema: T, id: string) => z.object({ result: schema }).meta({ id });
 
 const LookupResponseSchema = resultOf(SectionVersionSchema, 'LookupResponse');
@@ -320,7 +352,7 @@ export const RESPONSE_SCHEMAS = {
   QualityResponse: QualityResponseSchema,
   HealthRecord: HealthRecordSchema,
   FormatResponse: FormatResponseSchema,
-  CitationLookupResponse: CitationLookupResponseSchema,
+  CitationLookupResponse: CitationLookupWithStatutesSchema,
   CaseResponse: CaseResponseSchema,
   CitedByResponse: CitedByResponseSchema,
   McpResponse: McpResponseSchema,

@@ -1,6 +1,6 @@
 import type { CadenceClass, Citation, Corpus, TemporalBasis } from './model.ts';
 import { STATE_CODES } from './state-codes.ts';
-import { uscDisplay, uscNormalizeKey, uscOwnsKey, uscParsePrinted, uscParts } from './usc-keys.ts';
+import { USC_PRINTED, uscDisplay, uscNormalizeKey, uscOwnsKey, uscParsePrinted, uscParts } from './usc-keys.ts';
 import { uscTitleName } from './usc-titles.ts';
 
 /**
@@ -24,6 +24,11 @@ export interface Collection {
   normalizeKey(raw: string): string | null;
   /** Key from a common printed citation form, or null. */
   parsePrinted(text: string): string | null;
+  /**
+   * The grammar `parsePrinted` reads, as anchored patterns whose pinpoint is everything from the first "(" on: the
+   * citation finder (caselaw/citations/statutes.ts) looks for the same forms in running text.
+   */
+  printedPatterns: readonly RegExp[];
   display(key: string): string;
   /** Parts derivable from the key alone; ingest may add more (chapter). */
   parts(key: string): Record<string, string>;
@@ -65,6 +70,7 @@ const usc: Collection = {
   ownsKey: uscOwnsKey,
   normalizeKey: uscNormalizeKey,
   parsePrinted: uscParsePrinted,
+  printedPatterns: USC_PRINTED,
   display: uscDisplay,
   parts: uscParts,
   // The fallback for a version whose edition names no address of its own (see EditionRecord.sourceUrl).
@@ -82,6 +88,9 @@ const usc: Collection = {
 // Title 28's Uniform Commercial Code numbers its sections `28:1-101` (article 1, section 101), as the Council prints them.
 const DC_KEY = /^(\d+[A-Za-z]?)(?:-|:(?=\d+[A-Za-z]?-))(\d+[0-9A-Za-z.:-]*)$/;
 const DC_TITLE = /^(\d+[A-Za-z]?)[-:]/;
+const DC_PRINTED = [
+  /^D\.?\s?C\.?\s+(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*[-:]\s*\d+[0-9A-Za-z.:-]*)(?:\s*\(.*)?$/i,
+];
 const dcCode: Collection = {
   id: 'dc-code',
   jurisdiction: 'dc',
@@ -96,12 +105,8 @@ const dcCode: Collection = {
     const k = squash(raw).replace(/\s*-\s*/, '-');
     return DC_KEY.test(k) ? k : null;
   },
-  parsePrinted: printed(
-    [
-      /^D\.?\s?C\.?\s+(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*[-:]\s*\d+[0-9A-Za-z.:-]*)(?:\s*\(.*)?$/i,
-    ],
-    (m) => m[1]!.replace(/\s+/g, ''),
-  ),
+  parsePrinted: printed(DC_PRINTED, (m) => m[1]!.replace(/\s+/g, '')),
+  printedPatterns: DC_PRINTED,
   display: (key) => `D.C. Code § ${key}`,
   parts: (key): Record<string, string> => {
     const m = DC_KEY.exec(key);
@@ -165,6 +170,7 @@ function ruleSet(spec: RuleSetSpec): Collection {
       const n = numbering.fromPrinted(spec.decimalIsParagraph ? printedNumber.replace(/\.\d+$/, '') : printedNumber);
       return n === null ? null : `${spec.prefix}-${n}`;
     }),
+    printedPatterns: spec.printed,
     display: (key) => spec.display(numberOf(key)),
     parts: (key) => ({ rule: numberOf(key), ...spec.parts?.(numberOf(key)) }),
     sourceUrl: (key) => spec.sourceUrl(numberOf(key)),

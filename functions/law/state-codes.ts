@@ -72,6 +72,7 @@ export function stateCodeCollection(spec: StateCodeSpec) {
       const m = printedRe.exec(hyphens(squash(text)));
       return m ? keyOf(m[1]!, m[2]) : null;
     },
+    printedPatterns: [printedRe],
     display: (key: string): string => {
       const m = keyRe.exec(key);
       if (m?.[2]) return `${spec.citedAs} §§ ${m[1]} to ${m[2]}`;

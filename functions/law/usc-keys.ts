@@ -55,7 +55,7 @@ export function uscNormalizeKey(raw: string): string | null {
   return USC_KEY.test(k) ? k : null;
 }
 
-const USC = String.raw`U\.?\s?S\.?\s?C\.?(?:\s?A\.?|\s?S\.?)?`;
+const USC = String.raw`(?:U\.?\s?S\.?\s?C\.?(?:\s?A\.?|\s?S\.?)?|U\.\s?S\.\s+Code|United\s+States\s+Code(?:\s+Annotated)?)`;
 const APP = String.raw`App(?:\.|x\.?|endix)?`;
 const SEC = String.raw`(?:§§?|secs?\.?|sections?)`;
 const PRINTED_NUM = String.raw`\d[0-9a-z.\-\u2013]*`;
@@ -65,9 +65,17 @@ const PINPOINT = String.raw`(?:\s*\(.*)?`;
 const PLAN_PRINTED = /^Reorg(?:\.|anization)\s*Plan\s+No\.?\s*(\d+|[ivxlc]+)\s+of\s+(\d{4})\b/i;
 const APPENDIX_ACT_PRINTED = new RegExp(String.raw`^(\d+)\s*${USC}\s*${APP}\s*(\d+)\s*,?\s*${SEC}\s*(${PRINTED_NUM})${PINPOINT}$`, 'i');
 const SECTION_PRINTED = new RegExp(
-  String.raw`^(\d+)\s*${USC}\s*(${APP}\s*,?\s*)?(${SEC})?\s*(${PRINTED_NUM})(?:${THROUGH}(${PRINTED_NUM}))?${PINPOINT}$`,
+  String.raw`^(\d+)\s*,?\s*${USC}\s*,?\s*(${APP}\s*,?\s*)?(${SEC})?\s*(${PRINTED_NUM})(?:${THROUGH}(${PRINTED_NUM}))?${PINPOINT}$`,
   'i',
 );
+/** `section 1291 of title 28` (the Code's own way of citing itself), `section 1983(a) of title 42, United States Code`. */
+const SECTION_OF_TITLE = new RegExp(
+  String.raw`^(?:sections?|§)\s*(${PRINTED_NUM})((?:\([0-9a-z]{1,4}\))*)\s+of\s+title\s+(\d+)(?:\s*,?\s*(?:of\s+the\s+)?United\s+States\s+Code(?:\s+Annotated)?)?$`,
+  'i',
+);
+
+/** The printed forms (anchored; a pinpoint is what follows the number from its first "("), for finding them in text. */
+export const USC_PRINTED: readonly RegExp[] = [APPENDIX_ACT_PRINTED, SECTION_PRINTED, SECTION_OF_TITLE];
 
 /**
  * The key of a printed citation: `28 U.S.C. § 1291(a)`, `3 U.S.C. §§ 202 to 204`, `18 U.S.C. App. § 1202`,
@@ -82,6 +90,11 @@ export function uscParsePrinted(text: string): string | null {
     const title = `${act[1]}a`;
     const publicLaw = APPENDIX_ACTS[title]?.[act[2]!];
     return publicLaw ? `${title}-pl${publicLaw}-${sectionNumberKey(act[3]!)}` : null;
+  }
+  const ofTitle = SECTION_OF_TITLE.exec(t);
+  if (ofTitle) {
+    const key = `${ofTitle[3]}-${sectionPart(ofTitle[1]!.replace(/[.\-\u2013]+$/, ''))}`;
+    return USC_KEY.test(key) ? key : null;
   }
   const m = SECTION_PRINTED.exec(t);
   if (!m) return null;

@@ -92,11 +92,16 @@ describe('POST /law/citations/lookup', () => {
     expect(dayLeft(answer.headers)).toBe(97);
   });
 
-  it('bills nothing for a text without a case citation', async () => {
+  it('bills nothing for a text without a citation, and one unit for a statute citation (issue 18)', async () => {
     const key = await keyWith({ limits: { daily: 100 } });
+    const none = await lookup(key, { text: 'Id. at 5; see supra.' });
+    expect(none.body.results).toEqual([]);
+    expect(none.body.statutes).toEqual([]);
+    expect(dayLeft(none.headers)).toBe(100);
     const answer = await lookup(key, { text: '42 U.S.C. § 1983; Id. at 5.' });
     expect(answer.body.results).toEqual([]);
-    expect(dayLeft(answer.headers)).toBe(100);
+    expect(answer.body.statutes.map((s: any) => [s.citation, s.key])).toEqual([['42 U.S.C. § 1983', '42-1983']]);
+    expect(dayLeft(answer.headers)).toBe(99);
   });
 
   it('refuses more than 250 citations with too_many, before anything is billed', async () => {

@@ -2,11 +2,14 @@ import type { z } from 'zod';
 import { opsQuota, runFallback } from '#caselaw/fallback.ts';
 import type { CaseLawStore, CitedByCursor, ClusterRecord } from '#caselaw/ports.ts';
 import { MAX_CITATIONS, type ParsedCitation, parseRequest, resolveCitations } from '#caselaw/resolve.ts';
+import { type ParsedStatute, type ResolvedStatute, resolveStatutes, splitStatutes } from '#caselaw/statutes.ts';
 import { AppError } from '#shared/errors.ts';
 import { shown as quoteInput } from '../middlewares/input-errors.ts';
+import { presentVersion } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 import type { CaseInputSchema, CitationLookupInputSchema, CitedByInputSchema } from '../schemas-caselaw.ts';
-import { need } from './need.ts';
+import { withFormatTopic } from './formats.ts';
+import { need, todayUtc } from './need.ts';
 
 type LookupInput = z.output<typeof CitationLookupInputSchema>;
 type CaseInput = z.output<typeof CaseInputSchema>;
@@ -24,26 +27,59 @@ const MAX_CITED_BY = 100;
 
 const needCaseLaw = (store: CaseLawStore | null): CaseLawStore => need(store, 'The case-law replica', 'caselaw_unavailable');
 
-const parsedInputs = new WeakMap<object, ParsedCitation[]>();
+interface ParsedInput {
+  cases: ParsedCitation[];
+  statutes: ParsedStatute[];
+}
 
-/** The citations of a request, parsed once (the meter reserves their number before the handler runs). */
-export function citationsOf(input: LookupInput): ParsedCitation[] {
+const parsedInputs = new WeakMap<object, ParsedInput>();
+
+/**
+ * The case and statute citations of a request, parsed once (the meter reserves their number before the handler
+ * runs); both kinds count against the one limit.
+ */
+function parsedOf(input: LookupInput): ParsedInput {
   let parsed = parsedInputs.get(input);
   if (!parsed) {
-    parsed = parseRequest(input.text !== undefined ? { text: input.text } : { citations: input.citations ?? [] });
+    const split = splitStatutes(input.text !== undefined ? { text: input.text } : { citations: input.citations ?? [] });
+    parsed = { cases: parseRequest(split.cases), statutes: split.statutes };
     parsedInputs.set(input, parsed);
   }
-  if (parsed.length > MAX_CITATIONS) {
+  const count = parsed.cases.length + parsed.statutes.length;
+  if (count > MAX_CITATIONS) {
     throw new AppError(
       'too_many',
-      `${parsed.length} citations ${input.text !== undefined ? 'were found in the text' : 'were given'}; at most ${MAX_CITATIONS} are resolved per request.`,
-      {
-        citations: parsed.length,
-        limit: MAX_CITATIONS,
-      },
+      `${count} citations (${parsed.cases.length} of cases, ${parsed.statutes.length} of statutes and rules) ${input.text !== undefined ? 'were found in the text' : 'were given'}; at most ${MAX_CITATIONS} are resolved per request.`,
+      { citations: count, limit: MAX_CITATIONS },
     );
   }
   return parsed;
+}
+
+/** The case citations of a request. */
+export const citationsOf = (input: LookupInput): ParsedCitation[] => parsedOf(input).cases;
+
+/** Units: one per citation, case or statute. */
+export function citationUnits(input: LookupInput): number {
+  const { cases, statutes } = parsedOf(input);
+  return cases.length + statutes.length;
+}
+
+async function presentStatute(r: ResolvedStatute, { services }: RouteContext) {
+  const version = r.answer ? await withFormatTopic(services.formats, r.answer.version) : null;
+  return {
+    citation: r.parsed.text,
+    start_index: r.parsed.start,
+    end_index: r.parsed.end,
+    jurisdiction: r.parsed.jurisdiction,
+    corpus: r.parsed.corpus,
+    key: r.parsed.key,
+    normalized_citation: r.parsed.normalized,
+    asOf: r.asOf,
+    status: r.answer ? 200 : r.miss?.code === 'statutes_unavailable' ? 503 : 404,
+    result: version && r.answer ? presentVersion(services.site, version, r.answer.pinpoint) : null,
+    error: r.miss ? { code: r.miss.code, message: r.miss.message, ...r.miss.details } : null,
+  };
 }
 
 function presentCluster(c: ClusterRecord) {
@@ -65,10 +101,16 @@ function presentCluster(c: ClusterRecord) {
   };
 }
 
-export async function handleCitationLookup(input: LookupInput, { services, principal }: RouteContext): Promise<RouteResult> {
+export async function handleCitationLookup(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
+  const { services, principal } = ctx;
   const store = needCaseLaw(services.caselaw);
-  const parsed = citationsOf(input);
-  const [found, dataAsOf] = await Promise.all([resolveCitations(store, parsed), store.dataAsOf()]);
+  const { cases: parsed, statutes: parsedStatutes } = parsedOf(input);
+  const asOf = input.asOf ?? todayUtc(services.now());
+  const [found, dataAsOf, statutes] = await Promise.all([
+    resolveCitations(store, parsed),
+    store.dataAsOf(),
+    resolveStatutes(services.lawLookup, parsedStatutes, asOf),
+  ]);
   let resolved = found;
   const headers: Record<string, string> = {};
   let fallback: unknown;
@@ -96,6 +138,7 @@ export async function handleCitationLookup(input: LookupInput, { services, princ
       error_message: r.errorMessage,
       clusters: r.clusters.map(presentCluster),
     })),
+    statutes: await Promise.all(statutes.map((r) => presentStatute(r, ctx))),
     provenance: {
       source: CASELAW_SOURCE,
       dataAsOf,

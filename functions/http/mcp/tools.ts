@@ -104,13 +104,16 @@ export const MCP_TOOLS: readonly McpTool[] = [
   },
   {
     name: 'resolve_citations',
-    title: 'Resolve the case citations in a text',
+    title: 'Resolve the case and statute citations in a text',
     description:
       'Finds the case citations in `text` (at most 64,000 characters), or takes a `citations` list (`410 U.S. 113`), and ' +
-      'resolves each to CourtListener clusters: status 200 found, 300 ambiguous (up to eight candidates), 404 not found, ' +
-      '400 unknown reporter; `start_index`/`end_index` locate each in the text. It says which case a citation names, ' +
-      'never whether the case is still good law. Billed 1 unit per citation found (0 for a text without any), reserved ' +
-      'once the text is parsed; more than 250 citations fail with `too_many`. Give exactly one of `text` or `citations`.',
+      'resolves each to CourtListener clusters in `results`: status 200 found, 300 ambiguous (up to eight candidates), 404 ' +
+      'not found, 400 unknown reporter; `start_index`/`end_index` locate each in the text (code points). It says which ' +
+      'case a citation names, never whether the case is still good law. Statute and court-rule citations (`28 U.S.C. § ' +
+      '1291`, `D.C. Code § 22-404.05`, `Fed. R. App. P. 32(a)(7)`) come apart in `statutes`, each with the version in ' +
+      'force on `asOf` (default today) as lookup_section answers it, or its error (`not_carried`, `no_edition_on_file`). ' +
+      'Billed 1 unit per citation found, cases and statutes alike (0 for a text without any), reserved once the text is ' +
+      'parsed; more than 250 citations fail with `too_many`. Give exactly one of `text` or `citations`.',
     route: caselawCitations,
   },
 ];

@@ -303,8 +303,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve case citations to cases
-         * @description Exactly one of `text` (citations are parsed from it) or `citations`. One unit per citation, reserved after parsing. Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. Resolution only says which case a citation names, never whether it is still good law. With `fallback: "courtlistener"`, citations the replica lacks are looked up with CourtListener (per-request cap, daily budget of the shared token; never for test keys) and written back.
+         * Resolve case citations to cases, and statute and rule citations to the version in force
+         * @description Exactly one of `text` (citations are parsed from it) or `citations`. One unit per citation, reserved after parsing. Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. Statute and court-rule citations (`28 U.S.C. § 1291`, `D.C. Code § 22-404.05`, `Fed. R. App. P. 32(a)(7)`, `Mass. Gen. Laws ch. 93A, § 2`) come apart from the cases, in `statutes`: each with the version in force on `asOf` (default today, UTC) as /law/lookup answers it, or its 404 code (`not_carried`, `no_edition_on_file`); one unit each too. Resolution only says which case a citation names, never whether it is still good law. With `fallback: "courtlistener"`, citations the replica lacks are looked up with CourtListener (per-request cap, daily budget of the shared token; never for test keys) and written back.
          */
         post: operations["caselaw-citations"];
         delete?: never;
@@ -323,8 +323,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve case citations to cases
-         * @description Exactly one of `text` (citations are parsed from it) or `citations`. One unit per citation, reserved after parsing. Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. Resolution only says which case a citation names, never whether it is still good law. With `fallback: "courtlistener"`, citations the replica lacks are looked up with CourtListener (per-request cap, daily budget of the shared token; never for test keys) and written back.
+         * Resolve case citations to cases, and statute and rule citations to the version in force
+         * @description Exactly one of `text` (citations are parsed from it) or `citations`. One unit per citation, reserved after parsing. Status per citation as CourtListener’s citation lookup: 200 found, 300 ambiguous (up to eight candidates), 404 not found, 400 unknown reporter. Statute and court-rule citations (`28 U.S.C. § 1291`, `D.C. Code § 22-404.05`, `Fed. R. App. P. 32(a)(7)`, `Mass. Gen. Laws ch. 93A, § 2`) come apart from the cases, in `statutes`: each with the version in force on `asOf` (default today, UTC) as /law/lookup answers it, or its 404 code (`not_carried`, `no_edition_on_file`); one unit each too. Resolution only says which case a citation names, never whether it is still good law. With `fallback: "courtlistener"`, citations the replica lacks are looked up with CourtListener (per-request cap, daily budget of the shared token; never for test keys) and written back.
          */
         post: operations["caselaw-citations-statutes"];
         delete?: never;
@@ -919,6 +919,8 @@ export interface components {
             /** @description present only when a fallback was requested */
             fallback?: components["schemas"]["FallbackSummary"];
             disclaimer: string;
+            /** @description statute and court-rule citations, in the order found */
+            statutes: components["schemas"]["StatuteCitation"][];
         };
         ResolvedCitation: {
             /** @description the citation as found in the text (or as given) */
@@ -976,6 +978,46 @@ export interface components {
             backfilled: number;
             /** @enum {string} */
             status: "ok" | "unavailable" | "rate_limited" | "skipped" | "none";
+        };
+        StatuteCitation: {
+            /**
+             * @description the citation as found in the text (or as given)
+             * @example 28 U.S.C. § 1291
+             */
+            citation: string;
+            /** @description offset in code points where it starts, as the case results count them */
+            start_index: number;
+            /** @description offset in code points where it ends (exclusive) */
+            end_index: number;
+            /** @example us */
+            jurisdiction: string;
+            /** @example statutes */
+            corpus: string;
+            /**
+             * @description the citation key the lookup endpoint takes (`28-1291`); null for a code not carried
+             * @example 28-1291
+             */
+            key: string | null;
+            /**
+             * @description the collection’s display form, with the pinpoint
+             * @example 28 U.S.C. § 1291
+             */
+            normalized_citation: string;
+            /** @description the date the version in force was asked for: the request’s `asOf`, else today (UTC) */
+            asOf: string;
+            status: 200 | 404 | 503;
+            /** @description the version in force, as the lookup endpoint answers it; null when none */
+            result: components["schemas"]["SectionVersion"] | null;
+            /** @description the lookup endpoint’s own error (`not_carried`, `no_edition_on_file` with `didYouMean`) when there is no version */
+            error: ({
+                code: string;
+                message: string;
+                didYouMean?: components["schemas"]["SuggestionOutput"][];
+                /** Format: uri */
+                coverageUrl?: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
         };
         CaseResponse: {
             result: components["schemas"]["CaseRecord"];
@@ -1283,6 +1325,7 @@ export type ResolvedCitation = components['schemas']['ResolvedCitation'];
 export type Cluster = components['schemas']['Cluster'];
 export type ReporterCitation = components['schemas']['ReporterCitation'];
 export type FallbackSummary = components['schemas']['FallbackSummary'];
+export type StatuteCitation = components['schemas']['StatuteCitation'];
 export type CaseResponse = components['schemas']['CaseResponse'];
 export type CaseRecord = components['schemas']['CaseRecord'];
 export type CitedByResponse = components['schemas']['CitedByResponse'];
@@ -4580,6 +4623,11 @@ export interface operations {
                         page: string | number;
                     })[];
                     /**
+                     * @description YYYY-MM-DD; statute and rule citations are answered with the version in force on that date (default: today, UTC)
+                     * @example 2019-03-01
+                     */
+                    asOf?: string;
+                    /**
                      * @description look up citations the replica lacks with CourtListener (default none)
                      * @enum {string}
                      */
@@ -4603,7 +4651,7 @@ export interface operations {
                     "application/json": components["schemas"]["CitationLookupResponse"];
                 };
             };
-            /** @description error codes: missing_fields, bad_json, bad_fallback, too_many, bad_parameter */
+            /** @description error codes: missing_fields, bad_json, bad_as_of, bad_fallback, too_many, bad_parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4612,7 +4660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "missing_fields" | "bad_json" | "bad_fallback" | "too_many" | "bad_parameter";
+                            code?: "missing_fields" | "bad_json" | "bad_as_of" | "bad_fallback" | "too_many" | "bad_parameter";
                         };
                     };
                 };
@@ -4712,6 +4760,11 @@ export interface operations {
                         page: string | number;
                     })[];
                     /**
+                     * @description YYYY-MM-DD; statute and rule citations are answered with the version in force on that date (default: today, UTC)
+                     * @example 2019-03-01
+                     */
+                    asOf?: string;
+                    /**
                      * @description look up citations the replica lacks with CourtListener (default none)
                      * @enum {string}
                      */
@@ -4735,7 +4788,7 @@ export interface operations {
                     "application/json": components["schemas"]["CitationLookupResponse"];
                 };
             };
-            /** @description error codes: missing_fields, bad_json, bad_fallback, too_many, bad_parameter */
+            /** @description error codes: missing_fields, bad_json, bad_as_of, bad_fallback, too_many, bad_parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4744,7 +4797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "missing_fields" | "bad_json" | "bad_fallback" | "too_many" | "bad_parameter";
+                            code?: "missing_fields" | "bad_json" | "bad_as_of" | "bad_fallback" | "too_many" | "bad_parameter";
                         };
                     };
                 };

@@ -1,0 +1,105 @@
+/**
+ * Statute and court-rule citations of a citation-lookup request (citations/statutes.ts finds them), each resolved to
+ * the section version in force on the request's date through the law lookup it is given (the same lookup, and so
+ * the same answers and 404 codes, as /law/lookup), never through a store of its own.
+ */
+import type { LookupAnswer, LookupParams } from '#law/lookup.ts';
+import type { Corpus } from '#law/model.ts';
+import { AppError } from '#shared/errors.ts';
+import { type FoundStatute, findStatuteCitations } from './citations/statutes.ts';
+import { codePointLength, codePointOffsets } from './code-points.ts';
+import type { CitationItem, ResolutionRequest } from './resolve.ts';
+
+/** The law lookup, injected: /law/lookup's own (functions/law/lookup.ts over the deployment's version store). */
+export type LawLookup = (params: Pick<LookupParams, 'jurisdiction' | 'citation' | 'asOf' | 'corpus'>) => Promise<LookupAnswer>;
+
+/** One statute citation to resolve; offsets in code points, as the case citations' (code-points.ts). */
+export interface ParsedStatute extends Omit<FoundStatute, 'start' | 'end'> {
+  start: number;
+  end: number;
+}
+
+/** The lookup's own 404 codes, answered per citation; any other failure fails the request as it would fail a lookup. */
+export type StatuteMiss = {
+  code: 'not_carried' | 'no_edition_on_file' | 'statutes_unavailable';
+  message: string;
+  details: Record<string, unknown>;
+};
+
+export interface ResolvedStatute {
+  parsed: ParsedStatute;
+  asOf: string;
+  answer: LookupAnswer | null;
+  miss: StatuteMiss | null;
+}
+
+const MISSES = new Set(['not_carried', 'no_edition_on_file']);
+
+function inCodePoints(found: FoundStatute[], text: string): ParsedStatute[] {
+  const toCodePoints = codePointOffsets(text);
+  return found.map((f) => ({ ...f, start: toCodePoints(f.start), end: toCodePoints(f.end) }));
+}
+
+/** A `citations` item that is, whole, one statute citation (`"28 U.S.C. § 1291"`); objects are case citations. */
+function statuteItem(item: CitationItem): ParsedStatute | null {
+  if (typeof item !== 'string') return null;
+  const found = findStatuteCitations(item);
+  const only = found.length === 1 ? found[0]! : undefined;
+  if (!only || item.slice(0, only.start).trim() !== '' || item.slice(only.end).trim() !== '') return null;
+  return { ...only, start: 0, end: codePointLength(item) };
+}
+
+/**
+ * A request split in two: its statute citations, and what is left for the case-citation parser (the text as it is:
+ * the two kinds never overlap; the `citations` items that are not statute citations).
+ */
+export function splitStatutes(request: ResolutionRequest): { statutes: ParsedStatute[]; cases: ResolutionRequest } {
+  if ('text' in request) return { statutes: inCodePoints(findStatuteCitations(request.text), request.text), cases: request };
+  const statutes: ParsedStatute[] = [];
+  const cases: CitationItem[] = [];
+  for (const item of request.citations) {
+    const statute = statuteItem(item);
+    if (statute) statutes.push(statute);
+    else cases.push(item);
+  }
+  return { statutes, cases: { citations: cases } };
+}
+
+/** What the lookup is asked: the collection's display of the key with its pinpoint, or the code as printed. */
+const asked = (s: ParsedStatute): { citation: string; corpus?: Corpus } =>
+  s.collection === null ? { citation: s.text } : { citation: s.normalized, corpus: s.corpus };
+
+/** Each citation's version in force on `asOf`, or the lookup's 404; one lookup per distinct citation. */
+export async function resolveStatutes(
+  lookup: LawLookup | null,
+  parsed: readonly ParsedStatute[],
+  asOf: string,
+): Promise<ResolvedStatute[]> {
+  const answers = new Map<string, Promise<LookupAnswer | StatuteMiss>>();
+  const answerOf = (s: ParsedStatute): Promise<LookupAnswer | StatuteMiss> => {
+    const q = asked(s);
+    const id = `${s.jurisdiction}|${q.corpus ?? ''}|${q.citation}`;
+    let answer = answers.get(id);
+    if (!answer) {
+      answer = lookup
+        ? lookup({ jurisdiction: s.jurisdiction, asOf, ...q }).catch((err: unknown) => {
+            if (err instanceof AppError && MISSES.has(err.code)) {
+              return { code: err.code as StatuteMiss['code'], message: err.message, details: err.details };
+            }
+            throw err;
+          })
+        : Promise.resolve({
+            code: 'statutes_unavailable' as const,
+            message: 'The law corpus store is not configured on this deployment.',
+            details: {},
+          });
+      answers.set(id, answer);
+    }
+    return answer;
+  };
+  const outcomes = await Promise.all(parsed.map(answerOf));
+  return parsed.map((p, i) => {
+    const outcome = outcomes[i]!;
+    return 'code' in outcome ? { parsed: p, asOf, answer: null, miss: outcome } : { parsed: p, asOf, answer: outcome, miss: null };
+  });
+}
