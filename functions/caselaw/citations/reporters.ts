@@ -67,7 +67,7 @@ interface RawLaw {
 
 const defaultDir = fileURLToPath(new URL('../../../layers/reporters-db/', import.meta.url));
 
-function reportersDbDir(env: NodeJS.ProcessEnv = process.env): string {
+export function reportersDbDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.REPORTERS_DB_DIR ?? defaultDir;
 }
 
