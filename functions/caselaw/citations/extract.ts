@@ -207,7 +207,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     if (!found && !blankVolume && mayStartUnusually(text, volumeEnd)) found = unusualStartCite(text, volumeStart, volumeEnd);
     if (!found || (blankVolume && !found.placeholder)) return -1;
     if (isStarPage(text, found)) return found.end;
-    if (found.kind === 'full' && sectionFollows(text, found.end)) return -1;
+    if (found.kind === 'full' && sectionFollows(text, found)) return -1;
     // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page.
     const pageAt = found.end - (found.page?.length ?? 0);
     if (
@@ -374,12 +374,15 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     return tryAt(text, at, digitsEnd(text, at), probe, true) > 0 && (probe[0]?.kind === 'full' || (orShort && probe[0]?.kind === 'short'));
   }
 
-  /** `22 O. S. 1941 § 401`, `13 Am. Jur., p. 423, Sec. 350`: what a section follows is a code or an encyclopedia. */
-  function sectionFollows(text: string, end: number): boolean {
-    let i = end;
+  /**
+   * `22 O. S. 1941 § 401`, `13 Am. Jur., p. 423, Sec. 350`: a code's compilation year, or anything, followed by a
+   * section is a code or an encyclopedia. A section sign after another page is a pin (`49 A.L.R.3d 1266, §§ 13, 14`).
+   */
+  function sectionFollows(text: string, found: FoundCitation): boolean {
+    let i = found.end;
     if (text.charCodeAt(i) === Code.Comma) i++;
     i = skipSpaces(text, i, 4);
-    if (text.charCodeAt(i) === Code.Section) return true;
+    if (text.charCodeAt(i) === Code.Section) return /^1[89]\d\d$|^20\d\d$/.test(found.page ?? '');
     return /^(?:Sec\.|sec\.|Section\s)/.test(text.slice(i, i + 8));
   }
 

