@@ -257,11 +257,8 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     const volume = text.slice(volumeStart, volumeEnd);
     const hasVolume = volumeEnd > volumeStart;
     let best: { end: number; groups: Record<string, string | undefined>; editions: Edition[] } | undefined;
-    // The editions the abbreviation means first; those of a variation it shadows only where none of them reads on.
-    const passes = abbreviation.shadowed ? [abbreviation.editions, abbreviation.shadowed] : [abbreviation.editions];
-    for (const list of passes) {
-      if (best) break;
-      for (const edition of list) {
+    const read = (editions: readonly Edition[]): void => {
+      for (const edition of editions) {
         for (const form of edition.forms) {
           if (form.volumeRule === 'prefix' || (glued && !form.glued)) continue;
           if (hasVolume ? form.volumeRule === 'none' || !form.before!.test(volume) : form.volumeRule === 'required') continue;
@@ -273,7 +270,10 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
           else if (end === best.end && !best.editions.includes(edition)) best.editions.push(edition);
         }
       }
-    }
+    };
+    read(abbreviation.editions);
+    // The editions of a variation the abbreviation shadows only where none of its own reads on.
+    if (!best && abbreviation.shadowed) read(abbreviation.shadowed);
     if (!best) return undefined;
     const start = hasVolume ? volumeStart : reporterStart;
     const found = base(text, 'full', start, volumeEnd, reporterStart, reporterEnd, abbreviation, -1, best.end);
@@ -382,8 +382,10 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     let i = found.end;
     if (text.charCodeAt(i) === Code.Comma) i++;
     i = skipSpaces(text, i, 4);
-    if (text.charCodeAt(i) === Code.Section) return /^1[89]\d\d$|^20\d\d$/.test(found.page ?? '');
-    return /^(?:Sec\.|sec\.|Section\s)/.test(text.slice(i, i + 8));
+    const first = text.charCodeAt(i);
+    if (first === Code.Section) return /^1[89]\d\d$|^20\d\d$/.test(found.page ?? '');
+    if (first !== 0x53 && first !== 0x73) return false; // `S`, `s`
+    return text.startsWith('ec.', i + 1) || text.startsWith('Section ', i);
   }
 
   function base(
