@@ -3,6 +3,7 @@
  * is normalised to its reporters-db edition(s) and matched exactly on (volume, reporter, page) in the replica.
  * 200 one cluster; 300 several (up to eight, ranked); 404 a known reporter with no match; 400 an unknown reporter.
  */
+import { caseNameScore, type NameInText, nameBefore } from './case-names.ts';
 import { extractCitations, type FoundCitation, normalizedForms } from './citations/extract.ts';
 import { type Edition, reportersDb } from './citations/reporters.ts';
 import { codePointLength, codePointOffsets } from './code-points.ts';
@@ -32,6 +33,8 @@ export interface ParsedCitation {
   parenthetical?: string;
   /** Set when the item could not be read as a citation at all. */
   unreadable?: string;
+  /** The case name the text prints before the citation (or its parallel group), offsets in code points. */
+  namedAs?: NameInText;
 }
 
 export interface ResolvedCitation {
@@ -43,7 +46,14 @@ export interface ResolvedCitation {
 
 const LOOSE = /^\s*(\d+)\s+(.+?),?\s+(\d+)\s*$/;
 
-function fromFound(c: FoundCitation, toCodePoints: (utf16Offset: number) => number): ParsedCitation {
+/** The name printed before `all[index]` (or before the first citation of its parallel group), never past the citation before. */
+function namedBefore(text: string, all: readonly FoundCitation[], index: number): NameInText | undefined {
+  const head = all[index]!.parallelTo ?? index;
+  const found = nameBefore(text, all[head]!.start, head > 0 ? all[head - 1]!.end : 0);
+  return found ?? undefined;
+}
+
+function fromFound(c: FoundCitation, toCodePoints: (utf16Offset: number) => number, named?: NameInText): ParsedCitation {
   return {
     citation: c.text,
     start: toCodePoints(c.start),
@@ -55,6 +65,7 @@ function fromFound(c: FoundCitation, toCodePoints: (utf16Offset: number) => numb
     normalized: normalizedForms(c),
     ...(c.year !== undefined && { year: c.year }),
     ...(c.parenthetical !== undefined && { parenthetical: c.parenthetical }),
+    ...(named && { namedAs: { name: named.name, start: toCodePoints(named.start), end: toCodePoints(named.end) } }),
   };
 }
 
@@ -64,8 +75,9 @@ function unknownReporter(citation: string, volume: string, reporter: string, pag
 
 function parseItem(item: CitationItem): ParsedCitation {
   if (typeof item === 'string') {
-    const found = extractCitations(item).find(isResolvable);
-    if (found) return fromFound(found, codePointOffsets(item));
+    const all = extractCitations(item);
+    const index = all.findIndex(isResolvable);
+    if (index >= 0) return fromFound(all[index]!, codePointOffsets(item), namedBefore(item, all, index));
     const loose = LOOSE.exec(item);
     if (loose) return unknownReporter(item, loose[1]!, loose[2]!.replace(/\s+/g, ' '), loose[3]!);
     return { ...unknownReporter(item, '', '', ''), unreadable: 'not a citation of the form "volume reporter page"' };
@@ -95,15 +107,20 @@ function isResolvable(c: FoundCitation): boolean {
 export function parseRequest(request: ResolutionRequest): ParsedCitation[] {
   if ('text' in request) {
     const toCodePoints = codePointOffsets(request.text);
-    return extractCitations(request.text)
-      .filter(isResolvable)
-      .map((c) => fromFound(c, toCodePoints));
+    const all = extractCitations(request.text);
+    return all.flatMap((c, i) => (isResolvable(c) ? [fromFound(c, toCodePoints, namedBefore(request.text, all, i))] : []));
   }
   return request.citations.map(parseItem);
 }
 
-/** Most likely first: the parenthetical's year, then its court, then the most cited, then the oldest id. */
+/**
+ * Most likely first: the case the text names (case-names.ts), then the parenthetical's year, then its court, then the
+ * most cited, then the oldest id.
+ */
 function rank(parsed: ParsedCitation, clusters: ClusterRecord[], courtStrings: ReadonlyMap<string, string>): ClusterRecord[] {
+  const named = parsed.namedAs;
+  const nameScores = new Map(named ? clusters.map((c) => [c.id, caseNameScore(named.name, c)] as const) : []);
+  const nameScore = (c: ClusterRecord): number => nameScores.get(c.id) ?? 0;
   const score = (c: ClusterRecord): number => {
     let s = 0;
     if (parsed.year !== undefined && c.dateFiled?.startsWith(String(parsed.year))) s += 2;
@@ -111,7 +128,9 @@ function rank(parsed: ParsedCitation, clusters: ClusterRecord[], courtStrings: R
     if (courtString && parsed.parenthetical?.includes(courtString)) s += 1;
     return s;
   };
-  return [...clusters].sort((a, b) => score(b) - score(a) || b.citationCount - a.citationCount || a.id - b.id);
+  return [...clusters].sort(
+    (a, b) => nameScore(b) - nameScore(a) || score(b) - score(a) || b.citationCount - a.citationCount || a.id - b.id,
+  );
 }
 
 export async function resolveCitations(store: CaseLawStore, parsed: readonly ParsedCitation[]): Promise<ResolvedCitation[]> {
@@ -142,7 +161,7 @@ export async function resolveCitations(store: CaseLawStore, parsed: readonly Par
     return {
       parsed: p,
       status: 300,
-      errorMessage: `${clusters.length} clusters match; the ${ranked.length} most likely are listed first by year, court and citation count.`,
+      errorMessage: `${clusters.length} clusters match; the ${ranked.length} most likely are listed first by ${p.namedAs ? 'the case name the text gives, then ' : ''}year, court and citation count.`,
       clusters: ranked,
     };
   });

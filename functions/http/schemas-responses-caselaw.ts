@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import 'zod-openapi';
+import { MATCH_AT } from '#caselaw/case-names.ts';
 import { MAX_CANDIDATES } from '#caselaw/resolve.ts';
 
 /** The case-law resources, for the OpenAPI document only (see schemas-responses.ts). */
@@ -39,6 +40,35 @@ const ClusterSchema = z
   })
   .meta({ id: 'Cluster' });
 
+const LookupClusterSchema = ClusterSchema.extend({
+  case_name_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({
+      description: `present when the text names the case before the citation: how well that name matches this cluster’s names (0–1; ≥ ${MATCH_AT} matches)`,
+    }),
+}).meta({ id: 'LookupCluster' });
+
+const CaseNameCheckSchema = z
+  .object({
+    name: z.string().meta({ description: 'the case name as the text prints it before the citation', example: 'Roe v. Wade' }),
+    start_index: z.int().meta({ description: 'where the name starts, in code points as `start_index`' }),
+    end_index: z.int().meta({ description: 'where it ends (exclusive), in code points' }),
+    matches: z
+      .boolean()
+      .nullable()
+      .meta({ description: `the name matches a cluster found (score ≥ ${MATCH_AT}); null when no cluster was found to compare with` }),
+    score: z.number().min(0).max(1).nullable().meta({ description: 'the best score over the clusters found (0–1); null when none' }),
+    cluster_id: z.int().nullable().meta({ description: 'the cluster that scored best' }),
+  })
+  .meta({
+    id: 'CaseNameCheck',
+    description:
+      'Is it the case the text names? A real citation under another case’s name (matches false) is the signature of a hallucinated citation.',
+  });
+
 const ResolvedCitationSchema = z
   .object({
     citation: z.string().meta({ description: 'the citation as found in the text (or as given)' }),
@@ -52,7 +82,13 @@ const ResolvedCitationSchema = z
       .meta({ description: 'offset in code points where it ends (exclusive): [...text].slice(start_index, end_index).join("")' }),
     status: z.union([z.literal(200), z.literal(300), z.literal(400), z.literal(404)]),
     error_message: z.string(),
-    clusters: z.array(ClusterSchema).max(MAX_CANDIDATES),
+    clusters: z
+      .array(LookupClusterSchema)
+      .max(MAX_CANDIDATES)
+      .meta({ description: 'a 300 lists the clusters whose names match the case the text names first' }),
+    case_name_check: CaseNameCheckSchema.nullable().meta({
+      description: 'null when the text prints no case name before the citation (or the citation was given alone)',
+    }),
   })
   .meta({ id: 'ResolvedCitation' });
 

@@ -71,6 +71,40 @@ export function markCounts(html: string): Map<number, number> {
   return counts;
 }
 
+/** A citation CourtListener marked in html_with_citations and linked to the opinion it resolved it to. */
+export type MarkedCitation = [opinionId: number, volume: string, reporter: string, page: string];
+
+const inner = (html: string): string => html.replace(/<[^>]+>/g, '').trim();
+
+/** The citations marked in html_with_citations, in order, with the opinion each is linked to. */
+export function markedCitations(html: string): MarkedCitation[] {
+  const out: MarkedCitation[] = [];
+  const span =
+    /<span class="citation[^"]*" data-id="(\d+)">(?:(?!<\/span><\/a><\/span>)[\s\S]){0,600}?<span class="volume">([^<]*)<\/span>\s*<span class="reporter">([^<]*)<\/span>\s*<span class="page">([^<]*)<\/span>/g;
+  for (const m of html.matchAll(span)) out.push([Number(m[1]), inner(m[2]!), inner(m[3]!), inner(m[4]!)]);
+  return out;
+}
+
+/** CourtListener's citation type for a reporters-db `cite_type` (as CourtListener maps them). */
+const CITE_TYPES: Readonly<Record<string, number>> = {
+  federal: 1,
+  state: 2,
+  state_regional: 3,
+  specialty: 4,
+  scotus_early: 5,
+  specialty_lexis: 6,
+  specialty_west: 7,
+  neutral: 8,
+};
+
+/** A marked citation as a citation row of the cluster it names, typed by its reporter. */
+export function linkedCitationRow([, volume, reporter, page]: MarkedCitation): CitationRow | null {
+  const found = extractCitations(`${volume} ${reporter} ${page}`).find((c) => c.kind === 'full');
+  const edition = found?.editions?.[0];
+  const type = edition ? CITE_TYPES[edition.citeType] : undefined;
+  return found && edition && type ? { volume: found.volume!, reporter: edition.key, page: found.page!, type } : null;
+}
+
 export interface ApiV3Record {
   CL_opinion_id: string;
   CL_opinion_type?: string;
@@ -81,6 +115,8 @@ export interface ApiV3Record {
   };
   Cases_Cited_Link?: string[];
   HTMLtext?: string;
+  /** The citations of HTMLtext, when the record carries them instead of the text (derived: bin/derive-caselaw-records.ts). */
+  HTMLtext_citations?: MarkedCitation[];
   Document_Level_Tags?: string[];
 }
 
@@ -89,6 +125,8 @@ export function rowsFromApiV3(record: ApiV3Record): {
   batch: Required<Pick<ReplicaBatch, 'dockets' | 'clusters' | 'citations' | 'opinions' | 'opinionsCited'>>;
   retrievedOn: string | null;
   skipped: string[];
+  /** The citations CourtListener linked to the opinions this one cites. */
+  marked: MarkedCitation[];
 } {
   const cluster = record.CL_opinion_cluster;
   const docket = cluster.CL_cluster_docket;
@@ -142,7 +180,9 @@ export function rowsFromApiV3(record: ApiV3Record): {
       downloadUrl: str(record.CL_opinion_download_url),
     },
   ];
-  const marks = markCounts(record.HTMLtext ?? '');
+  const marked = record.HTMLtext_citations ?? markedCitations(record.HTMLtext ?? '');
+  const marks = record.HTMLtext !== undefined ? markCounts(record.HTMLtext) : new Map<number, number>();
+  if (record.HTMLtext === undefined) for (const [id] of marked) marks.set(id, (marks.get(id) ?? 0) + 1);
   const cited = new Set(
     (record.Cases_Cited_Link ?? []).map((u) => Number(idFromUri(u))).filter((id) => Number.isInteger(id) && id !== opinionId),
   );
@@ -156,7 +196,34 @@ export function rowsFromApiV3(record: ApiV3Record): {
     batch: { dockets, clusters, citations, opinions, opinionsCited },
     retrievedOn: scrape ? `${scrape[3]}-${scrape[1]}-${scrape[2]}` : null,
     skipped,
+    marked,
   };
+}
+
+/** What a CourtListener Django fixture says of clusters: the court of each one's docket, its precedential status. */
+export interface ClusterFacts {
+  id: number;
+  courtId?: string;
+  precedentialStatus?: string;
+}
+
+/**
+ * The facts of a Django fixture's `search.opinioncluster` records (with the court of the `search.docket` each points
+ * to). Only facts: a fixture's dockets may be numbered for the test (docket numbers `1`, `2`, …), so none is loaded.
+ */
+export function clusterFactsFromFixture(fixture: readonly CourtFixture[]): ClusterFacts[] {
+  const courtOfDocket = new Map(
+    fixture
+      .filter((r) => r.model === 'search.docket' && typeof r.fields.court === 'string')
+      .map((r) => [String(r.pk), r.fields.court as string]),
+  );
+  return fixture
+    .filter((r) => r.model === 'search.opinioncluster')
+    .map((r) => {
+      const courtId = courtOfDocket.get(String(r.fields.docket));
+      const status = str(r.fields.precedential_status);
+      return { id: Number(r.pk), ...(courtId && { courtId }), ...(status && { precedentialStatus: status }) };
+    });
 }
 
 interface NetworkCluster {

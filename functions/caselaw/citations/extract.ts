@@ -180,8 +180,13 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
 
   function tryAt(text: string, volumeStart: number, volumeEnd: number, out: FoundCitation[], probing = false): number {
     const blankVolume = !isDigit(text.charCodeAt(volumeStart));
-    const hyphenated = !blankVolume && text.charCodeAt(volumeEnd) === Code.Hyphen && volumeEnd - volumeStart === 4;
-    const reporterStart = hyphenated ? volumeEnd + 1 : skipSpaces(text, volumeEnd);
+    const glued = !blankVolume && text.charCodeAt(volumeEnd) === Code.Hyphen && volumeEnd - volumeStart === 4;
+    const afterSpaces = skipSpaces(text, volumeEnd);
+    // `2005 -NMCA- 078`: reporters-db's spaced form of a format-neutral cite.
+    const spaced =
+      !blankVolume && !glued && volumeEnd - volumeStart === 4 && afterSpaces > volumeEnd && text.charCodeAt(afterSpaces) === Code.Hyphen;
+    const hyphenated = glued || spaced;
+    const reporterStart = glued ? volumeEnd + 1 : spaced ? afterSpaces + 1 : afterSpaces;
     let found: FoundCitation | undefined;
     if (hyphenated || reporterStart > volumeEnd) {
       trie.matchesAt(text, reporterStart, matches);
@@ -189,7 +194,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         const reporterEnd = matches.ends[m]!;
         const abbreviation = matches.abbreviations[m]!;
         if (hyphenated) {
-          found = hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
+          found = hyphenatedCite(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, spaced);
           continue;
         }
         found = citeAfterReporter(text, volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation);
@@ -202,6 +207,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     if (!found && !blankVolume && mayStartUnusually(text, volumeEnd)) found = unusualStartCite(text, volumeStart, volumeEnd);
     if (!found || (blankVolume && !found.placeholder)) return -1;
     if (isStarPage(text, found)) return found.end;
+    if (found.kind === 'full' && sectionFollows(text, found)) return -1;
     // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page.
     const pageAt = found.end - (found.page?.length ?? 0);
     if (
@@ -251,18 +257,23 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     const volume = text.slice(volumeStart, volumeEnd);
     const hasVolume = volumeEnd > volumeStart;
     let best: { end: number; groups: Record<string, string | undefined>; editions: Edition[] } | undefined;
-    for (const edition of abbreviation.editions) {
-      for (const form of edition.forms) {
-        if (form.volumeRule === 'prefix' || (glued && !form.glued)) continue;
-        if (hasVolume ? form.volumeRule === 'none' || !form.before!.test(volume) : form.volumeRule === 'required') continue;
-        form.after.lastIndex = reporterEnd;
-        const m = form.after.exec(text);
-        if (!m?.groups?.page) continue;
-        const end = reporterEnd + m[0].length;
-        if (!best || end > best.end) best = { end, groups: m.groups, editions: [edition] };
-        else if (end === best.end && !best.editions.includes(edition)) best.editions.push(edition);
+    const read = (editions: readonly Edition[]): void => {
+      for (const edition of editions) {
+        for (const form of edition.forms) {
+          if (form.volumeRule === 'prefix' || (glued && !form.glued)) continue;
+          if (hasVolume ? form.volumeRule === 'none' || !form.before!.test(volume) : form.volumeRule === 'required') continue;
+          form.after.lastIndex = reporterEnd;
+          const m = form.after.exec(text);
+          if (!m?.groups?.page) continue;
+          const end = reporterEnd + m[0].length;
+          if (!best || end > best.end) best = { end, groups: m.groups, editions: [edition] };
+          else if (end === best.end && !best.editions.includes(edition)) best.editions.push(edition);
+        }
       }
-    }
+    };
+    read(abbreviation.editions);
+    // The editions of a variation the abbreviation shadows only where none of its own reads on.
+    if (!best && abbreviation.shadowed) read(abbreviation.shadowed);
     if (!best) return undefined;
     const start = hasVolume ? volumeStart : reporterStart;
     const found = base(text, 'full', start, volumeEnd, reporterStart, reporterEnd, abbreviation, -1, best.end);
@@ -358,9 +369,23 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   }
 
   const probe: FoundCitation[] = [];
-  function startsCitation(text: string, at: number): boolean {
+  function startsCitation(text: string, at: number, orShort = false): boolean {
     probe.length = 0;
-    return tryAt(text, at, digitsEnd(text, at), probe, true) > 0 && probe[0]?.kind === 'full';
+    return tryAt(text, at, digitsEnd(text, at), probe, true) > 0 && (probe[0]?.kind === 'full' || (orShort && probe[0]?.kind === 'short'));
+  }
+
+  /**
+   * `22 O. S. 1941 § 401`, `13 Am. Jur., p. 423, Sec. 350`: a code's compilation year, or anything, followed by a
+   * section is a code or an encyclopedia. A section sign after another page is a pin (`49 A.L.R.3d 1266, §§ 13, 14`).
+   */
+  function sectionFollows(text: string, found: FoundCitation): boolean {
+    let i = found.end;
+    if (text.charCodeAt(i) === Code.Comma) i++;
+    i = skipSpaces(text, i, 4);
+    const first = text.charCodeAt(i);
+    if (first === Code.Section) return /^1[89]\d\d$|^20\d\d$/.test(found.page ?? '');
+    if (first !== 0x53 && first !== 0x73) return false; // `S`, `s`
+    return text.startsWith('ec.', i + 1) || text.startsWith('Section ', i);
   }
 
   function base(
@@ -394,12 +419,15 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     reporterStart: number,
     reporterEnd: number,
     abbreviation: Abbreviation,
+    spaced = false,
   ): FoundCitation | undefined {
     if (abbreviation.kind !== 'case' || !abbreviation.editions.some((e) => e.hyphenated)) return undefined;
     if (text.charCodeAt(reporterEnd) !== Code.Hyphen) return undefined;
-    const end = pageEnd(text, reporterEnd + 1);
+    const pageStart = spaced ? skipSpaces(text, reporterEnd + 1) : reporterEnd + 1;
+    if (spaced && pageStart === reporterEnd + 1) return undefined; // `2005 -NMCA-078`: not a form reporters-db gives
+    const end = pageEnd(text, pageStart);
     if (end < 0) return undefined;
-    const found = base(text, 'full', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, reporterEnd + 1, end);
+    const found = base(text, 'full', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, pageStart, end);
     found.editions = abbreviation.editions.filter((e) => e.hyphenated);
     found.hyphenated = true;
     return found;
@@ -529,7 +557,8 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       const cite = formCite(text, i, i, i, reporterEnd, abbreviation);
       if (!cite || PARTY_BEFORE.test(text.slice(Math.max(0, i - 4), i))) continue;
       // `Urie v. Thompson, 337 U.S. 163`: a reporter's name that is a party's, its "page" the next citation's volume.
-      if (cite.text.endsWith(cite.page!) && startsCitation(text, cite.end - cite.page!.length)) continue;
+      // `Thompson, 289 F.3d at 1222`: the same before a short cite.
+      if (cite.text.endsWith(cite.page!) && startsCitation(text, cite.end - cite.page!.length, true)) continue;
       out.push(cite);
       return cite.end;
     }

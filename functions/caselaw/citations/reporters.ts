@@ -43,6 +43,11 @@ export interface Abbreviation {
   readonly volumeless: boolean;
   /** Some edition it may mean has forms of its own (forms.ts) beyond `volume reporter page`. */
   readonly hasForms: boolean;
+  /**
+   * Editions a variation spelled like this edition key points to (`Fla. L. Weekly` for `Fla. L. Weekly Fed. D`): the
+   * key wins, but their own forms are read where the key's reading stops (`20 Fla. L. Weekly D2629`).
+   */
+  readonly shadowed?: readonly Edition[];
 }
 
 export interface ReportersDb {
@@ -146,7 +151,13 @@ function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   });
   for (const [key, list] of editions) abbreviations.set(key, caseAbbreviation(key, list, true));
   for (const [variation, targets] of withoutSeriesPeriod(variations)) {
-    if (abbreviations.has(variation)) continue; // an edition's own key wins over a variation spelled the same
+    const own = abbreviations.get(variation);
+    if (own) {
+      // An edition's own key wins over a variation spelled the same; the variation's editions keep their own forms.
+      const shadowed = [...targets].flatMap((t) => editions.get(t) ?? []).filter((e) => e.forms.length > 0 && !own.editions.includes(e));
+      if (shadowed.length) abbreviations.set(variation, { ...own, hasForms: true, shadowed });
+      continue;
+    }
     const list = [...targets].flatMap((t) => editions.get(t) ?? []);
     if (list.length > 0) abbreviations.set(variation, caseAbbreviation(variation, list, false));
   }

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
+import { caseNameScore, checkCaseName } from '#caselaw/case-names.ts';
 import { opsQuota, runFallback } from '#caselaw/fallback.ts';
 import type { CaseLawStore, CitedByCursor, ClusterRecord } from '#caselaw/ports.ts';
-import { MAX_CITATIONS, type ParsedCitation, parseRequest, resolveCitations } from '#caselaw/resolve.ts';
+import { MAX_CITATIONS, type ParsedCitation, parseRequest, type ResolvedCitation, resolveCitations } from '#caselaw/resolve.ts';
 import { type ParsedStatute, type ResolvedStatute, resolveStatutes, splitStatutes } from '#caselaw/statutes.ts';
 import { AppError } from '#shared/errors.ts';
 import { shown as quoteInput } from '../middlewares/input-errors.ts';
@@ -20,8 +21,11 @@ const CASELAW_DISCLAIMER =
   'Resolution says which case a citation names; it makes no claim that the case is still good law. Case data from CourtListener (Free Law Project).';
 const RESOLUTION =
   'reporters-db normalisation of each full case citation to its edition(s), then an exact (volume, reporter, page) match in the replica; ' +
-  'several matches are ranked by the year and court of the citation’s parenthetical, then citation count.';
+  'several matches are ranked by the case name the text gives, then the year and court of the citation’s parenthetical, then citation count.';
 const COURTLISTENER = 'https://www.courtlistener.com';
+const NAME_CHECK =
+  ' Where the text names the case before its citation, that name is compared with the names of each cluster found ' +
+  '(reporters-db case-name abbreviations expanded): `case_name_check` says whether it matches, with a score.';
 const DEFAULT_CITED_BY = 20;
 const MAX_CITED_BY = 100;
 
@@ -101,6 +105,32 @@ function presentCluster(c: ClusterRecord) {
   };
 }
 
+/** The result's case-name check, and each cluster with its score against the name (when the text names the case). */
+function presentResult(r: ResolvedCitation) {
+  const named = r.parsed.namedAs;
+  const check = named ? checkCaseName(named, r.clusters) : null;
+  return {
+    citation: r.parsed.citation,
+    normalized_citations: r.parsed.normalized,
+    start_index: r.parsed.start,
+    end_index: r.parsed.end,
+    status: r.status,
+    error_message: r.errorMessage,
+    clusters: r.clusters.map((c) => ({
+      ...presentCluster(c),
+      ...(named && { case_name_score: caseNameScore(named.name, c) }),
+    })),
+    case_name_check: check && {
+      name: check.name,
+      start_index: check.start,
+      end_index: check.end,
+      matches: check.matches,
+      score: check.score,
+      cluster_id: check.clusterId,
+    },
+  };
+}
+
 export async function handleCitationLookup(input: LookupInput, ctx: RouteContext): Promise<RouteResult> {
   const { services, principal } = ctx;
   const store = needCaseLaw(services.caselaw);
@@ -129,22 +159,14 @@ export async function handleCitationLookup(input: LookupInput, ctx: RouteContext
     headers['x-asof-fallback-remaining'] = String(outcome.remaining);
   }
   const body = {
-    results: resolved.map((r) => ({
-      citation: r.parsed.citation,
-      normalized_citations: r.parsed.normalized,
-      start_index: r.parsed.start,
-      end_index: r.parsed.end,
-      status: r.status,
-      error_message: r.errorMessage,
-      clusters: r.clusters.map(presentCluster),
-    })),
+    results: resolved.map(presentResult),
     statutes: await Promise.all(statutes.map((r) => presentStatute(r, ctx))),
     provenance: {
       source: CASELAW_SOURCE,
       dataAsOf,
       resolution: fallback
-        ? `${RESOLUTION} Citations the replica lacked were looked up with CourtListener's citation-lookup API.`
-        : RESOLUTION,
+        ? `${RESOLUTION}${NAME_CHECK} Citations the replica lacked were looked up with CourtListener's citation-lookup API.`
+        : `${RESOLUTION}${NAME_CHECK}`,
     },
     ...(fallback !== undefined && { fallback }),
     disclaimer: CASELAW_DISCLAIMER,

