@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import * as z from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import type { ErrorCode } from '#shared/errors.ts';
 import { ERROR_STATUS } from './error-status.ts';
 import { pathsOf, type Route } from './route.ts';
@@ -75,6 +75,28 @@ function errorResponses(route: Route, method: 'GET' | 'POST') {
   );
 }
 
+type Answer = { description: string; content: { 'application/json': { schema: unknown } } };
+
+/**
+ * The route's own answers and its error answers by status. A status that has both (the MCP transport's JSON-RPC
+ * refusals beside the input errors at 400) is documented as either: the route's resource by its component's reference.
+ */
+function withErrors(route: Route, errors: Record<string, Answer>, answers: Record<string, Answer>): ZodOpenApiResponsesObject {
+  const merged: Record<string, Answer> = { ...answers, ...errors };
+  for (const [status, answer] of Object.entries(answers)) {
+    const error = errors[status];
+    if (!error) continue;
+    const own = { $ref: `#/components/schemas/${route.responses[Number(status)]!.schema}` };
+    const either = { oneOf: [own, error.content['application/json'].schema] };
+    merged[status] = {
+      ...error,
+      description: `${answer.description}; or ${error.description}`,
+      content: { 'application/json': { schema: either } },
+    };
+  }
+  return merged as ZodOpenApiResponsesObject;
+}
+
 /** Path parameters from the path, the rest of a GET's input from the query string. */
 function requestParams(route: Route, method: 'GET' | 'POST', pathParams: string[]) {
   const input = route.input as unknown as z.ZodObject;
@@ -97,7 +119,7 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
     ...(route.auth.kind === 'bearer' ? { security: [{ bearer: [] }] } : { security: [] }),
     ...((pathParams.length || (hasParams && method === 'GET')) && { requestParams: requestParams(route, method, pathParams) }),
     ...(hasParams && method === 'POST' && { requestBody: { content: { 'application/json': { schema: route.input } } } }),
-    responses: {
+    responses: withErrors(route, errorResponses(route, method), {
       ...Object.fromEntries(
         Object.entries(route.responses).map(([status, r]) => [
           status,
@@ -121,8 +143,7 @@ function operation(route: Route, method: 'GET' | 'POST', path: string): ZodOpenA
           },
         ]),
       ),
-      ...errorResponses(route, method),
-    },
+    }),
   };
 }
 

@@ -366,7 +366,13 @@ function assertAnswer(op: Operation, sent: ReturnType<typeof requestOf>, reply: 
   expect(reply.headers['x-content-type-options'], where).toBe('nosniff');
   expect(reply.headers['content-type'], where).toBe('application/json; charset=utf-8');
   expect(reply.headers['x-request-id'], where).toMatch(/^[\w-]{8,}$/);
-  if (reply.status >= 400 && error) {
+  if (reply.status >= 400 && error && reply.json.jsonrpc === '2.0') {
+    // The MCP endpoint's transport refuses in the protocol's own envelope (JSON-RPC), as its document says.
+    expect(asDocumented, where).toBe(true);
+    expect(error, where).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
+    expect(error.message.length, where).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+    expect(error.message, where).not.toMatch(/(.)\1{60}/su);
+  } else if (reply.status >= 400 && error) {
     expect(error, where).toMatchObject({ code: expect.any(String), message: expect.any(String), requestId: reply.headers['x-request-id'] });
     expect(error.message.length, where).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
     // The inputs sent are runs of one character: a message quotes at most 60 of them.

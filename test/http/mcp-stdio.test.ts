@@ -155,7 +155,7 @@ describe('asof mcp on a data dir no server runs on', () => {
       const { client, stderr } = await startMcp(['--data-dir', dataDir], { ASOF_API_KEY: key });
 
       // The protocol is served at once; the first call waits for the data dir (its sample corpus loads on a first start).
-      expect((await client.listTools()).tools).toHaveLength(5);
+      expect((await client.listTools()).tools).toHaveLength(7);
       const found = (await client.callTool(
         { name: 'lookup_section', arguments: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
         undefined,

@@ -194,13 +194,16 @@ describe('the setup job', () => {
       ASOF_CASELAW_DATABASE: 'asof',
       ASOF_SEARCH_INDEX: 'asof-versions',
     });
-    // The read roles: exactly the functions bound to search for reading, the search route's and the search page's.
+    // The read roles: exactly the functions bound to search for reading: the search route's, the MCP endpoint's (its
+    // search tool runs that route) and the search page's.
     const [lawSearchId, lawSearch] = functionNamed(api, 'asof-test-law-search');
+    const [mcpId, mcp] = functionNamed(api, 'asof-test-mcp');
     const [pageSearchId, pageSearch] = functionNamed(api, 'asof-test-page-search');
     expect(env.ASOF_SEARCH_READ_ROLES).toEqual({
-      'Fn::Join': ['', ['["', lawSearch.Properties.Role, '","', pageSearch.Properties.Role, '"]']],
+      'Fn::Join': ['', ['["', lawSearch.Properties.Role, '","', mcp.Properties.Role, '","', pageSearch.Properties.Role, '"]']],
     });
     expect(lawSearchId).toMatch(/^LawApiRoutelawsearch/);
+    expect(mcpId).toMatch(/^LawApiRoutemcp/);
     expect(pageSearchId).toMatch(/^PublicSitePagesearch/);
     // The write roles: the function bound for writing in another stack, after the setup job was built.
     const [, indexer] = functionNamed(jobs, 'asof-test-indexer');

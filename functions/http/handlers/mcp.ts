@@ -38,7 +38,11 @@ export async function handleMcp(tools: readonly McpTool[], { body, headers, serv
     return {
       status: response.status,
       body: await response.text(),
-      contentType: response.headers.get('content-type') ?? 'application/json; charset=utf-8',
+      // Every JSON answer of the API names its charset; the SDK's says application/json alone.
+      contentType: (response.headers.get('content-type') ?? 'application/json').replace(
+        /^application\/json$/,
+        'application/json; charset=utf-8',
+      ),
       headers: answerHeaders,
     };
   } finally {

@@ -30,6 +30,12 @@ export const mcp = defineRoute({
     'GET (an event stream) is not offered: 405.',
   responses: {
     200: { description: 'the JSON-RPC response (a notification is answered 202 with no body)', schema: 'McpResponse' },
+    400: { description: 'a JSON-RPC error from the transport: the body is not a JSON-RPC message (-32700, -32600)', schema: 'McpResponse' },
+    406: {
+      description: 'a JSON-RPC error from the transport: the request does not accept both application/json and text/event-stream',
+      schema: 'McpResponse',
+    },
+    415: { description: 'a JSON-RPC error from the transport: the body is not sent as application/json', schema: 'McpResponse' },
   },
   errors: [],
   // The protocol server is the serving process's to bring (Services.mcp): the OpenAPI functions read this table too.

@@ -5366,18 +5366,18 @@ export interface operations {
                     "application/json": components["schemas"]["McpResponse"];
                 };
             };
-            /** @description error codes: bad_json */
+            /** @description a JSON-RPC error from the transport: the body is not a JSON-RPC message (-32700, -32600); or error codes: bad_json */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["McpResponse"] | (components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "bad_json";
                         };
-                    };
+                    });
                 };
             };
             /** @description error codes: missing_bearer, invalid_key */
@@ -5408,6 +5408,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description a JSON-RPC error from the transport: the request does not accept both application/json and text/event-stream */
+            406: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpResponse"];
+                };
+            };
             /** @description error codes: too_large */
             413: {
                 headers: {
@@ -5420,6 +5433,19 @@ export interface operations {
                             code?: "too_large";
                         };
                     };
+                };
+            };
+            /** @description a JSON-RPC error from the transport: the body is not sent as application/json */
+            415: {
+                headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpResponse"];
                 };
             };
             /** @description error codes: rate_limited, daily_limit_exceeded, monthly_limit_exceeded */
