@@ -220,10 +220,14 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
       { step: 'initialize', name: 'countRequests' },
     );
     const store = new DynamoVersionStore(recording, (await freshTables()).versions);
-    for (const key of ['1-101', '1-102', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    // (histories as an ingest leaves them: 1-101 and 1-103 with the one version their summaries name)
+    for (const key of ['1-101', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    await store.putHistory({ ...historyOf(refOf('1-102')), summary: { ...historyOf(refOf('1-102')).summary, versions: 2 } });
     await store.applyWrites([
+      { kind: 'put', version: versionOf(refOf('1-101'), '2024-01-01T00:00:00-05:00', OPEN_END) },
       { kind: 'put', version: versionOf(refOf('1-102'), '2013-07-26T00:00:00-04:00', '2021-06-18T00:00:00-04:00') },
       { kind: 'put', version: versionOf(refOf('1-102'), '2021-06-18T00:00:00-04:00', OPEN_END) },
+      { kind: 'put', version: versionOf(refOf('1-103'), '2024-01-01T00:00:00-05:00', OPEN_END) },
     ]);
     const requestsOf = async (citation: string, asOf: string, jurisdiction = 'us') => {
       requests = 0;
@@ -243,11 +247,12 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     recording.destroy();
 
     // Assess: found, one Query; a date before the first version, that Query and the version list, which proves the
-    // corpus carried; a key without versions, those two and the keys on either side (two Queries), which prove it too,
-    // then the versions of each similar key; only with no key beside it is carries() asked (one Query more)
+    // corpus carried; a key without versions, those two and the keys on either side (two Queries, which read each key's
+    // history summary), which prove it too, then one BatchGet of the similar keys with a single version and the list of
+    // the one with two; only with no key beside it is carries() asked (one Query more)
     expect(found).toEqual(['found', 1]);
     expect(beforeFirst).toEqual(['no_edition_on_file', 2]);
-    expect(unknownKey).toEqual(['no_edition_on_file', 2 + 2 + 3]);
+    expect(unknownKey).toEqual(['no_edition_on_file', 2 + 2 + 1 + 1]);
     expect(titleNotCarried).toEqual(['no_edition_on_file', 2 + 2]);
     expect(notCarried).toEqual(['not_carried', 2 + 2 + 1]);
   });
