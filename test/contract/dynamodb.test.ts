@@ -257,6 +257,30 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     expect(notCarried).toEqual(['not_carried', 2 + 2 + 1]);
   });
 
+  it("a miss suggests each similar key's version in force, else its latest, even where a history summary is not what is stored", async () => {
+    // Prepare: 1-101's summary names one version starting 2024-01-01, but the one stored starts 2013 (as between an
+    // ingest's writes); 1-102 has two versions; 1-103 one, which starts after the date asked
+    const store = new DynamoVersionStore(dynamo.doc, (await freshTables()).versions);
+    for (const key of ['1-101', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    await store.putHistory({ ...historyOf(refOf('1-102')), summary: { ...historyOf(refOf('1-102')).summary, versions: 2 } });
+    const stale = versionOf(refOf('1-101'), '2013-07-26T00:00:00-04:00', OPEN_END);
+    const ended = versionOf(refOf('1-102'), '2013-07-26T00:00:00-04:00', '2021-06-18T00:00:00-04:00');
+    const current = versionOf(refOf('1-102'), '2021-06-18T00:00:00-04:00', OPEN_END);
+    const later = versionOf(refOf('1-103'), '2024-01-01T00:00:00-05:00', OPEN_END);
+    await store.applyWrites([stale, ended, current, later].map((version) => ({ kind: 'put', version }) as const));
+
+    // Act
+    const err: AppError = await lookupVersion(store, { jurisdiction: 'us', citation: '1-999', asOf: '2022-01-01' }).catch((e) => e);
+
+    // Assess
+    expect(err.code).toBe('no_edition_on_file');
+    expect((err.details.didYouMean as { citation: string; validFrom: string }[]).map((s) => [s.citation, s.validFrom])).toEqual([
+      ['1-101', stale.validFrom],
+      ['1-102', current.validFrom],
+      ['1-103', later.validFrom],
+    ]);
+  });
+
   it("the embedded store's client sends no SDK user agent and no Lambda trace id (AWS's clients keep both)", async () => {
     // Prepare: an endpoint that records the headers of what it is sent and answers an empty GetItem; the environment
     // of a Lambda function, where the SDK would copy the trace id into every request
