@@ -3,7 +3,7 @@ import { AppError } from '#shared/errors.ts';
 import { type Collection, collectionsOf, describeTitle } from './collections.ts';
 import type { Corpus, SectionRef, SectionVersion, VersionSummary } from './model.ts';
 import { applyPinpoint, type PinpointAnswer } from './pinpoint.ts';
-import type { VersionStore } from './ports.ts';
+import type { NearbyKey, VersionStore } from './ports.ts';
 import { resolveCitation } from './resolve-citation.ts';
 
 export interface LookupParams {
@@ -105,10 +105,10 @@ export async function notInForceError(
 
   // Keys sort by collection, and within a collection by title: the keys on either side of `key` include one of its
   // own collection (and title) whenever any is carried, as every key between two of them is one of them too.
-  const nearby = await store.nearbyKeys(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
+  const nearby = await store.nearbyKeySummaries(ref.jurisdiction, ref.corpus, ref.key, MAX_SUGGESTIONS);
   if (nearby.length === 0) await assertCarried(store, ref.jurisdiction, collection.corpus, coverageUrl);
   const where = `${coverageUrl}?jurisdiction=${encodeURIComponent(ref.jurisdiction)}&corpus=${collection.corpus}`;
-  const sameCollection = nearby.filter((k) => collection.ownsKey(k));
+  const sameCollection = nearby.filter((k) => collection.ownsKey(k.key));
   if (sameCollection.length === 0) {
     return new AppError(
       'no_edition_on_file',
@@ -117,7 +117,7 @@ export async function notInForceError(
     );
   }
   const title = collection.titleOf?.(key) ?? null;
-  const sameTitle = title === null ? sameCollection : sameCollection.filter((k) => collection.titleOf?.(k) === title);
+  const sameTitle = title === null ? sameCollection : sameCollection.filter((k) => collection.titleOf?.(k.key) === title);
   if (title !== null && sameTitle.length === 0) {
     return new AppError(
       'no_edition_on_file',
@@ -181,12 +181,26 @@ function versionSuggestions(versions: readonly VersionSummary[], asOf: string): 
   return out;
 }
 
-/** Each of `keys` with its version in force on `asOf`, or else its latest (keys with no version are left out). */
-async function similarKeys(store: VersionStore, ref: SectionRef, keys: readonly string[], asOf: string): Promise<Suggestion[]> {
-  const lists = await Promise.all(keys.map((key) => store.listVersions({ ...ref, key })));
-  return lists.flatMap((versions) => {
-    if (!versions.length) return [];
-    const inForce = versions.find((v) => localDateOf(v.validFrom) <= asOf && asOf < localDateOf(v.validTo));
-    return [suggestion(inForce ?? versions.at(-1)!, 'similar-key')];
-  });
+/**
+ * Each of `keys` with its version in force on `asOf`, or else its latest (keys with no version are left out). A key
+ * whose history summary shows a single version has that one as its answer whatever the date: all of those are read
+ * in one batch by their validFrom, and only a key with several versions (or one whose stored version is not where its
+ * summary says, as during an ingest) is listed and chosen from.
+ */
+async function similarKeys(store: VersionStore, ref: SectionRef, keys: readonly NearbyKey[], asOf: string): Promise<Suggestion[]> {
+  const single = keys.flatMap(({ key, summary }) =>
+    summary?.versions === 1 && summary.firstValidFrom ? [{ ref: { ...ref, key }, validFrom: summary.firstValidFrom }] : [],
+  );
+  const fetched = single.length ? await store.getSummaries(single) : [];
+  const found = new Map(single.map((s, i) => [s.ref.key, fetched[i]] as const));
+  const chosen = await Promise.all(
+    keys.map(async ({ key }) => found.get(key) ?? chooseSimilar(await store.listVersions({ ...ref, key }), asOf)),
+  );
+  return chosen.flatMap((v) => (v ? [suggestion(v, 'similar-key')] : []));
+}
+
+/** From a key's whole list: its version in force on `asOf`, or else its latest. */
+function chooseSimilar(versions: readonly VersionSummary[], asOf: string): VersionSummary | null {
+  const inForce = versions.find((v) => localDateOf(v.validFrom) <= asOf && asOf < localDateOf(v.validTo));
+  return inForce ?? versions.at(-1) ?? null;
 }

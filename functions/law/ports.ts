@@ -66,6 +66,12 @@ export interface KeyHistory {
   };
 }
 
+/** A key beside another in key order, with the summary of its history. */
+export interface NearbyKey {
+  key: string;
+  summary: KeyHistory['summary'];
+}
+
 /** Writes the ingest engine sends in one phase: independent of each other, so an adapter may batch them. */
 export type StoreWrite =
   | { kind: 'put'; version: SectionVersion }
@@ -83,8 +89,12 @@ export interface VersionStore {
   listVersions(ref: SectionRef): Promise<VersionSummary[]>;
   /** One version by its exact validFrom timestamp. */
   getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null>;
+  /** The versions (without texts) at these exact validFrom timestamps, in one read where the store can; null where none. */
+  getSummaries(wanted: readonly { ref: SectionRef; validFrom: string }[]): Promise<(VersionSummary | null)[]>;
   /** Up to `limit` keys of the corpus nearest `key` in key order (both sides), excluding `key` itself. */
   nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]>;
+  /** The keys nearbyKeys answers, in its order, each with its history's summary (read with the keys, no more reads). */
+  nearbyKeySummaries(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<NearbyKey[]>;
   /** Does the store hold any key of this corpus (any corpus when omitted) for this jurisdiction? */
   carries(jurisdiction: string, corpus?: Corpus): Promise<boolean>;
 

@@ -220,10 +220,14 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
       { step: 'initialize', name: 'countRequests' },
     );
     const store = new DynamoVersionStore(recording, (await freshTables()).versions);
-    for (const key of ['1-101', '1-102', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    // (histories as an ingest leaves them: 1-101 and 1-103 with the one version their summaries name)
+    for (const key of ['1-101', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    await store.putHistory({ ...historyOf(refOf('1-102')), summary: { ...historyOf(refOf('1-102')).summary, versions: 2 } });
     await store.applyWrites([
+      { kind: 'put', version: versionOf(refOf('1-101'), '2024-01-01T00:00:00-05:00', OPEN_END) },
       { kind: 'put', version: versionOf(refOf('1-102'), '2013-07-26T00:00:00-04:00', '2021-06-18T00:00:00-04:00') },
       { kind: 'put', version: versionOf(refOf('1-102'), '2021-06-18T00:00:00-04:00', OPEN_END) },
+      { kind: 'put', version: versionOf(refOf('1-103'), '2024-01-01T00:00:00-05:00', OPEN_END) },
     ]);
     const requestsOf = async (citation: string, asOf: string, jurisdiction = 'us') => {
       requests = 0;
@@ -243,13 +247,38 @@ describe('DynamoDB adapters: what only this adapter promises', () => {
     recording.destroy();
 
     // Assess: found, one Query; a date before the first version, that Query and the version list, which proves the
-    // corpus carried; a key without versions, those two and the keys on either side (two Queries), which prove it too,
-    // then the versions of each similar key; only with no key beside it is carries() asked (one Query more)
+    // corpus carried; a key without versions, those two and the keys on either side (two Queries, which read each key's
+    // history summary), which prove it too, then one BatchGet of the similar keys with a single version and the list of
+    // the one with two; only with no key beside it is carries() asked (one Query more)
     expect(found).toEqual(['found', 1]);
     expect(beforeFirst).toEqual(['no_edition_on_file', 2]);
-    expect(unknownKey).toEqual(['no_edition_on_file', 2 + 2 + 3]);
+    expect(unknownKey).toEqual(['no_edition_on_file', 2 + 2 + 1 + 1]);
     expect(titleNotCarried).toEqual(['no_edition_on_file', 2 + 2]);
     expect(notCarried).toEqual(['not_carried', 2 + 2 + 1]);
+  });
+
+  it("a miss suggests each similar key's version in force, else its latest, even where a history summary is not what is stored", async () => {
+    // Prepare: 1-101's summary names one version starting 2024-01-01, but the one stored starts 2013 (as between an
+    // ingest's writes); 1-102 has two versions; 1-103 one, which starts after the date asked
+    const store = new DynamoVersionStore(dynamo.doc, (await freshTables()).versions);
+    for (const key of ['1-101', '1-103']) await store.putHistory(historyOf(refOf(key)));
+    await store.putHistory({ ...historyOf(refOf('1-102')), summary: { ...historyOf(refOf('1-102')).summary, versions: 2 } });
+    const stale = versionOf(refOf('1-101'), '2013-07-26T00:00:00-04:00', OPEN_END);
+    const ended = versionOf(refOf('1-102'), '2013-07-26T00:00:00-04:00', '2021-06-18T00:00:00-04:00');
+    const current = versionOf(refOf('1-102'), '2021-06-18T00:00:00-04:00', OPEN_END);
+    const later = versionOf(refOf('1-103'), '2024-01-01T00:00:00-05:00', OPEN_END);
+    await store.applyWrites([stale, ended, current, later].map((version) => ({ kind: 'put', version }) as const));
+
+    // Act
+    const err: AppError = await lookupVersion(store, { jurisdiction: 'us', citation: '1-999', asOf: '2022-01-01' }).catch((e) => e);
+
+    // Assess
+    expect(err.code).toBe('no_edition_on_file');
+    expect((err.details.didYouMean as { citation: string; validFrom: string }[]).map((s) => [s.citation, s.validFrom])).toEqual([
+      ['1-101', stale.validFrom],
+      ['1-102', current.validFrom],
+      ['1-103', later.validFrom],
+    ]);
   });
 
   it("the embedded store's client sends no SDK user agent and no Lambda trace id (AWS's clients keep both)", async () => {

@@ -535,8 +535,11 @@ class CrashingVersionStore implements VersionStore {
   findInForce = (ref: SectionRef, date: string) => this.inner.findInForce(ref, date);
   listVersions = (ref: SectionRef) => this.inner.listVersions(ref);
   getVersion = (ref: SectionRef, validFrom: string) => this.inner.getVersion(ref, validFrom);
+  getSummaries = (wanted: readonly { ref: SectionRef; validFrom: string }[]) => this.inner.getSummaries(wanted);
   nearbyKeys = (jurisdiction: string, corpus: SectionRef['corpus'], key: string, limit: number) =>
     this.inner.nearbyKeys(jurisdiction, corpus, key, limit);
+  nearbyKeySummaries = (jurisdiction: string, corpus: SectionRef['corpus'], key: string, limit: number) =>
+    this.inner.nearbyKeySummaries(jurisdiction, corpus, key, limit);
   carries = (jurisdiction: string, corpus?: SectionRef['corpus']) => this.inner.carries(jurisdiction, corpus);
   getHistories = (jurisdiction: string, corpus: SectionRef['corpus'], keys: readonly string[]) =>
     this.inner.getHistories(jurisdiction, corpus, keys);

@@ -282,6 +282,48 @@ export function describeVersionStoreContract(name: string, factory: () => Promis
         expect(await store.nearbyKeys('us', 'statutes', '1-200', 5)).toEqual(big.slice(0, 5));
         expect(await store.nearbyKeys('us', 'statutes', '1-207', 5)).toEqual(big.slice(1));
       });
+
+      it('nearbyKeySummaries gives the same keys in the same order, each with its history summary', async () => {
+        await storeKeys(keys);
+        await store.putHistory({ ...historyOf(refOf('1-108')), summary: { ...historyOf(refOf('1-108')).summary, versions: 3 } });
+        for (const [key, limit] of [
+          ['1-104', 4],
+          ['1-101', 3],
+          ['1-1035', 4],
+          ['1-108', 2],
+          ['1-104', 0],
+        ] as const) {
+          const near = await store.nearbyKeySummaries('us', 'statutes', key, limit);
+          expect(near.map((n) => n.key)).toEqual(await store.nearbyKeys('us', 'statutes', key, limit));
+        }
+        expect(await store.nearbyKeySummaries('us', 'statutes', '1-108', 2)).toEqual([
+          { key: '1-106', summary: historyOf(refOf('1-106')).summary },
+          { key: '1-107', summary: historyOf(refOf('1-107')).summary },
+        ]);
+        const [last] = await store.nearbyKeySummaries('us', 'statutes', '1-109', 1);
+        expect(last).toEqual({ key: '1-108', summary: { ...historyOf(refOf('1-108')).summary, versions: 3 } });
+        expect(await store.nearbyKeySummaries('us', 'regulations', '1-104', 5)).toEqual([]);
+      });
+    });
+
+    describe('getSummaries', () => {
+      it('reads versions by their exact validFrom, without texts, in the order asked; null where none is stored', async () => {
+        const first = versionOf(refOf('1-101'), '2013-07-26T00:00:00-04:00', '2021-06-18T00:00:00-04:00');
+        const second = versionOf(refOf('1-101'), '2021-06-18T00:00:00-04:00', OPEN_END);
+        const other = versionOf(refOf('1-102'), '2013-07-26T00:00:00-04:00', OPEN_END);
+        await store.applyWrites([first, second, other].map((version) => ({ kind: 'put', version }) as const));
+        const read = await store.getSummaries([
+          { ref: refOf('1-102'), validFrom: other.validFrom },
+          { ref: refOf('1-101'), validFrom: second.validFrom },
+          { ref: refOf('1-101'), validFrom: '2013-07-27T00:00:00-04:00' },
+          { ref: refOf('9-1'), validFrom: other.validFrom },
+          { ref: refOf('1-101', 'rules'), validFrom: first.validFrom },
+          { ref: refOf('1-101'), validFrom: second.validFrom },
+        ]);
+        expect(read).toEqual([summarize(other), summarize(second), null, null, null, summarize(second)]);
+        expect(JSON.stringify(read)).not.toContain(second.bodyText);
+        expect(await store.getSummaries([])).toEqual([]);
+      });
     });
 
     describe('carries', () => {

@@ -1,5 +1,5 @@
 import { type Corpus, refId, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
-import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
+import type { EditionRecord, KeyHistory, NearbyKey, StoreWrite, VersionStore } from '#law/ports.ts';
 import { localDateOf } from '#shared/dates.ts';
 import type { ChangeStamps } from './change-stamps.ts';
 import { StampedCache } from './stamped-cache.ts';
@@ -33,7 +33,7 @@ export class CachingVersionStore implements VersionStore {
   private readonly stamp: () => number | null;
   private readonly timelines: StampedCache<string, VersionSummary[]>;
   private readonly texts: StampedCache<string, SectionVersion | null>;
-  private readonly neighbours: StampedCache<string, string[]>;
+  private readonly neighbours: StampedCache<string, NearbyKey[]>;
   private readonly carried: StampedCache<string, boolean>;
 
   constructor(
@@ -46,7 +46,7 @@ export class CachingVersionStore implements VersionStore {
     this.texts = new StampedCache(this.stamp, options.maxTextBytes ?? 64 * 1024 * 1024, (v) =>
       v ? 2 * (v.bodyText.length + v.historyNote.length + v.catchline.length) + 1024 : 100,
     );
-    this.neighbours = new StampedCache(this.stamp, lists / 4, (keys) => 100 + keys.reduce((n, k) => n + 2 * k.length + 40, 0));
+    this.neighbours = new StampedCache(this.stamp, lists / 4, (keys) => 100 + keys.reduce((n, k) => n + 2 * k.key.length + 200, 0));
     this.carried = new StampedCache(this.stamp, 1024 * 1024, () => 100);
   }
 
@@ -66,9 +66,13 @@ export class CachingVersionStore implements VersionStore {
     return this.timelines.through(refId(ref), () => this.base.listVersions(ref));
   }
 
-  nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]> {
+  async nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]> {
+    return (await this.nearbyKeySummaries(jurisdiction, corpus, key, limit)).map((near) => near.key);
+  }
+
+  nearbyKeySummaries(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<NearbyKey[]> {
     return this.neighbours.through(`${jurisdiction}#${corpus}#${limit}#${key}`, () =>
-      this.base.nearbyKeys(jurisdiction, corpus, key, limit),
+      this.base.nearbyKeySummaries(jurisdiction, corpus, key, limit),
     );
   }
 
@@ -78,6 +82,10 @@ export class CachingVersionStore implements VersionStore {
 
   getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null> {
     return this.base.getVersion(ref, validFrom);
+  }
+
+  getSummaries(wanted: readonly { ref: SectionRef; validFrom: string }[]): Promise<(VersionSummary | null)[]> {
+    return this.base.getSummaries(wanted);
   }
 
   getHistories(jurisdiction: string, corpus: Corpus, keys: readonly string[]): Promise<Map<string, KeyHistory>> {

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { COLLECTIONS } from '#law/collections.ts';
 import { CORPORA, type Corpus, refId, type SectionRef, type SectionVersion, summarize, type VersionSummary } from '#law/model.ts';
-import type { EditionRecord, KeyHistory, StoreWrite, VersionStore } from '#law/ports.ts';
+import type { EditionRecord, KeyHistory, NearbyKey, StoreWrite, VersionStore } from '#law/ports.ts';
 import { forEachBounded } from '#shared/bounded.ts';
 import { addDays, localDateOf } from '#shared/dates.ts';
 import { ConcurrentUpdateError } from '#shared/errors.ts';
@@ -38,6 +38,23 @@ function domainOf<T>(item: Item): T {
   const { pk: _pk, sk: _sk, itemKind: _kind, ...rest } = item;
   return rest as T;
 }
+
+/** A version's summary fields (never the texts: a key's list stays small however long its sections are). */
+const SUMMARY_PROJECTION = {
+  ProjectionExpression:
+    '#citation, #catchline, #status, #validFrom, #validTo, #temporalBasis, #provenance.#versionLabel, #provenance.#contentHash',
+  ExpressionAttributeNames: {
+    '#citation': 'citation',
+    '#catchline': 'catchline',
+    '#status': 'status',
+    '#validFrom': 'validFrom',
+    '#validTo': 'validTo',
+    '#temporalBasis': 'temporalBasis',
+    '#provenance': 'provenance',
+    '#versionLabel': 'versionLabel',
+    '#contentHash': 'contentHash',
+  },
+};
 
 const BATCH_WRITE_MAX = 25;
 const BATCH_GET_MAX = 100;
@@ -109,23 +126,38 @@ export class DynamoVersionStore implements VersionStore {
     const pages = this.query({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': refId(ref) },
-      // Never the texts: a key's list stays small however long its sections are.
-      ProjectionExpression:
-        '#citation, #catchline, #status, #validFrom, #validTo, #temporalBasis, #provenance.#versionLabel, #provenance.#contentHash',
-      ExpressionAttributeNames: {
-        '#citation': 'citation',
-        '#catchline': 'catchline',
-        '#status': 'status',
-        '#validFrom': 'validFrom',
-        '#validTo': 'validTo',
-        '#temporalBasis': 'temporalBasis',
-        '#provenance': 'provenance',
-        '#versionLabel': 'versionLabel',
-        '#contentHash': 'contentHash',
-      },
+      ...SUMMARY_PROJECTION,
     });
     for await (const item of pages) summaries.push(summarize(item as Parameters<typeof summarize>[0]));
     return summaries;
+  }
+
+  async getSummaries(wanted: readonly { ref: SectionRef; validFrom: string }[]): Promise<(VersionSummary | null)[]> {
+    const found = new Map<string, VersionSummary>();
+    const id = (k: Key) => `${k.pk}@${k.sk}`;
+    const keys = wanted.map(({ ref, validFrom }) => versionKey(ref, validFrom));
+    const unique = [...new Map(keys.map((k) => [id(k), k])).values()]; // BatchGetItem rejects a request that names an item twice
+    await forEachBounded(chunk(unique, BATCH_GET_MAX), READ_CONCURRENCY, (part) =>
+      untilProcessed<Key>('getSummaries', part, async (pending) => {
+        const out = await this.table.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.table.name]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ...SUMMARY_PROJECTION,
+                ProjectionExpression: `pk, sk, ${SUMMARY_PROJECTION.ProjectionExpression}`,
+              },
+            },
+          }),
+        );
+        for (const item of out.Responses?.[this.table.name] ?? []) {
+          found.set(id(item as Key), summarize(domainOf<Parameters<typeof summarize>[0]>(item)));
+        }
+        return (out.UnprocessedKeys?.[this.table.name]?.Keys ?? []) as Key[];
+      }),
+    );
+    return keys.map((k) => found.get(id(k)) ?? null);
   }
 
   async getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null> {
@@ -136,6 +168,10 @@ export class DynamoVersionStore implements VersionStore {
   }
 
   async nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]> {
+    return (await this.nearbyKeySummaries(jurisdiction, corpus, key, limit)).map((near) => near.key);
+  }
+
+  async nearbyKeySummaries(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<NearbyKey[]> {
     if (limit <= 0) return [];
     const pk = historyPk(jurisdiction, corpus);
     const [before, after] = await Promise.all([this.keysBeside(pk, key, 'before', limit), this.keysBeside(pk, key, 'after', limit)]);
@@ -149,20 +185,21 @@ export class DynamoVersionStore implements VersionStore {
     return [...before.slice(0, fromBefore).reverse(), ...after.slice(0, fromAfter)];
   }
 
-  /** Up to `limit` keys nearest `key` on one side, nearest first. */
-  private async keysBeside(pk: string, key: string, side: 'before' | 'after', limit: number): Promise<string[]> {
-    const keys: string[] = [];
+  /** Up to `limit` keys nearest `key` on one side, nearest first, each with its history's summary. */
+  private async keysBeside(pk: string, key: string, side: 'before' | 'after', limit: number): Promise<NearbyKey[]> {
+    const keys: NearbyKey[] = [];
     const pages = this.query(
       {
         KeyConditionExpression: side === 'before' ? 'pk = :pk AND sk < :key' : 'pk = :pk AND sk > :key',
         ExpressionAttributeValues: { ':pk': pk, ':key': key },
-        ProjectionExpression: 'sk',
+        ProjectionExpression: 'sk, #summary',
+        ExpressionAttributeNames: { '#summary': 'summary' },
         ScanIndexForward: side === 'after',
       },
       () => limit - keys.length,
     );
     for await (const item of pages) {
-      keys.push(item.sk as string);
+      keys.push({ key: item.sk as string, summary: item.summary as KeyHistory['summary'] });
       if (keys.length >= limit) break;
     }
     return keys;

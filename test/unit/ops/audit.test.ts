@@ -46,6 +46,8 @@ function scanOnlyStore(n: number): VersionStore {
     findInForce: unused('findInForce'),
     listVersions: unused('listVersions'),
     getVersion: unused('getVersion'),
+    getSummaries: unused('getSummaries'),
+    nearbyKeySummaries: unused('nearbyKeySummaries'),
     nearbyKeys: unused('nearbyKeys'),
     carries: unused('carries'),
     getHistories: unused('getHistories'),
