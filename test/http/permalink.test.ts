@@ -19,6 +19,8 @@ describe('permalink pages', () => {
     expect(p.html).toContain('113-31');
     expect(p.html).toContain('117-80');
     expect(p.html).toContain('Versions on file');
+    // The site's navigation leads back to the front page and the docs from the section's depth.
+    expect(p.html).toContain('<nav aria-label="Site"><ul><li><a href="../../../">asof</a></li><li><a href="../../../docs">');
   });
 
   it('show the text in force at ?asOf=, and never a nearest version', async () => {

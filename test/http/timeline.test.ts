@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sides } from '../support/diff-sides.ts';
 import { call, fixture, get, post } from './client.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -12,18 +13,6 @@ const versions = (citation: string, jurisdiction = 'dc', extra: Record<string, s
   get('/law/versions', { jurisdiction, citation, ...extra });
 const diff = (citation: string, from: string, to: string, jurisdiction = 'dc', extra: Record<string, string> = {}) =>
   get('/law/diff', { jurisdiction, citation, from, to, ...extra });
-
-/** The text each side of an edit script makes. */
-const sides = (ops: { op: string; text: string }[]) => ({
-  from: ops
-    .filter((o) => o.op !== 'add')
-    .map((o) => o.text)
-    .join(''),
-  to: ops
-    .filter((o) => o.op !== 'remove')
-    .map((o) => o.text)
-    .join(''),
-});
 
 const bodyOn = async (jurisdiction: string, citation: string, asOf: string) =>
   (await get('/law/lookup', { jurisdiction, citation, asOf })).body.result.bodyText as string;

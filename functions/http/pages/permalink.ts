@@ -7,8 +7,11 @@ import { withGaps } from '#law/timeline.ts';
 import { isCalendarDate, localDateOf } from '#shared/dates.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { MAX_SHORT_PARAM_CHARS } from '../input-limits.ts';
-import { htmlPage } from './html.ts';
+import { htmlPage, siteNav } from './html.ts';
 import type { Page, PageServices } from './page.ts';
+
+/** A page of a section (`law/<jurisdiction>/<corpus>/<key>`), with the site's navigation three levels up. */
+const sectionPage = (status: number, title: string, body: string) => htmlPage(status, title, body, { nav: siteNav('../../../') });
 
 const dateRange = (v: Pick<VersionSummary, 'validFrom' | 'validTo'>) =>
   `${localDateOf(v.validFrom)} – ${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`;
@@ -81,13 +84,13 @@ export const permalinkPage: Page = {
     const { jurisdiction, corpus, key } = params as { jurisdiction: string; corpus: string; key: string };
     const collection = isCorpus(corpus) && isPlausible(params) ? collectionOfKey(jurisdiction, corpus, key) : undefined;
     if (!isCorpus(corpus) || !collection || !services.versions) {
-      return htmlPage(404, 'Not found', `<h1>Not found</h1><p>No section ${h(jurisdiction)}/${h(corpus)}/${h(key)} is carried.</p>`);
+      return sectionPage(404, 'Not found', `<h1>Not found</h1><p>No section ${h(jurisdiction)}/${h(corpus)}/${h(key)} is carried.</p>`);
     }
     const asOfParam = query.get('asOf');
     const compare = { from: query.get('from'), to: query.get('to') };
     const badDate = [asOfParam, compare.from, compare.to].some((d) => d !== null && !isCalendarDate(d));
     if (badDate) {
-      return htmlPage(400, 'Bad date', `<h1>Bad date</h1><p>asOf, from and to must be calendar dates written YYYY-MM-DD.</p>`);
+      return sectionPage(400, 'Bad date', `<h1>Bad date</h1><p>asOf, from and to must be calendar dates written YYYY-MM-DD.</p>`);
     }
     const asOf = asOfParam ?? services.now().toISOString().slice(0, 10);
     const ref = { jurisdiction, corpus, key };
@@ -95,7 +98,7 @@ export const permalinkPage: Page = {
       const store = services.versions;
       const [found, versions] = await Promise.all([store.findInForce(ref, asOf), store.listVersions(ref)]);
       const display = collection.display(key);
-      if (!versions.length) return htmlPage(404, display, `<h1>${h(display)}</h1><p>No version of this section is on file.</p>`);
+      if (!versions.length) return sectionPage(404, display, `<h1>${h(display)}</h1><p>No version of this section is on file.</p>`);
       const last = versions.at(-1)!;
       // A section no longer in force (deleted, or not shown since) shows its last version, saying since when.
       const ended = !found && !last.validTo.startsWith('9999') && asOf >= localDateOf(last.validTo);
@@ -104,7 +107,7 @@ export const permalinkPage: Page = {
       const comparison = chosen ? await renderedDiff(store, ref, chosen.from, chosen.to) : '';
       const list = versionTable(versions, current) + compareForm(versions, chosen, asOfParam) + comparison;
       if (!current) {
-        return htmlPage(
+        return sectionPage(
           404,
           display,
           `<h1>${h(display)}</h1><p class="notice">Nothing under this citation was in force on ${h(asOf)}. asof never shows a nearest version instead.</p>${list}`,
@@ -115,7 +118,7 @@ export const permalinkPage: Page = {
       const notice = found
         ? ''
         : `<p class="notice">No longer in force since ${h(localDateOf(last.validTo))}. This is its last version on file; nothing under this citation was in force on ${h(asOf)}.</p>`;
-      return htmlPage(
+      return sectionPage(
         found ? 200 : 404,
         display,
         `<h1>${h(display)}. ${h(current.catchline)}</h1>` +
@@ -131,7 +134,7 @@ export const permalinkPage: Page = {
       );
     } catch (err) {
       if (err instanceof StoreUnavailableError)
-        return htmlPage(503, 'Unavailable', '<h1>Temporarily unavailable</h1><p>The law store is unreachable; try again shortly.</p>');
+        return sectionPage(503, 'Unavailable', '<h1>Temporarily unavailable</h1><p>The law store is unreachable; try again shortly.</p>');
       throw err;
     }
   },

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDcSection } from '#ingest/dc-code.ts';
-import { DIFF_BUDGET, type DiffOperation, diffText, diffTexts, unifiedDiff, wordTokens } from '#law/diff.ts';
+import { DIFF_BUDGET, diffText, diffTexts, unifiedDiff, wordTokens } from '#law/diff.ts';
 import type { VersionSummary } from '#law/model.ts';
 import { withGaps } from '#law/timeline.ts';
+import { sides } from '../../support/diff-sides.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const section = (path: string) => parseDcSection(readFileSync(join(ROOT, path), 'utf8'), path).bodyText;
@@ -14,17 +15,6 @@ const LONG_BEFORE = section('test/fixtures/dc-code-51-103/2022-04-13_e0df84be.xm
 const LONG_AFTER = section('test/fixtures/dc-code-51-103/2022-12-14_dd4db1ec.xml');
 /** Another long, wholly different real section: D.C. Code § 28-3814 of the bundled sample. */
 const OTHER = section('data/sample/dc-code/28-3814/2024-04-22_e351c11c.xml');
-
-const sides = (ops: readonly DiffOperation[]) => ({
-  from: ops
-    .filter((o) => o.op !== 'add')
-    .map((o) => o.text)
-    .join(''),
-  to: ops
-    .filter((o) => o.op !== 'remove')
-    .map((o) => o.text)
-    .join(''),
-});
 
 /** Texts made of real words and lines of the long section, edited at random. */
 const WORDS = [...new Set(LONG_BEFORE.split(/\s+/).filter(Boolean))].slice(0, 300);
