@@ -1,8 +1,8 @@
 /**
  * Sentences from real opinions that cite statutes and court rules, copied verbatim (white space collapsed) from the
  * CourtListener REST API v3 records of `softpot9/courtlistener-bulkdata` @ 041c09f70ccbb375b3015adea1e8a39da12dcbd0 :
- * `result/<id>.json` (text of `html_with_citations` / `Case_Text`, HTML entities decoded), as copied to
- * ../shared/data/caselaw/courtlistener-api-v3/ on 2026-11-23 (data/sample/PROVENANCE.md). `id` is the record's.
+ * `result/<id>.json` (text of `html_with_citations` / `Case_Text`, HTML entities decoded), as retrieved on 2026-11-23
+ * (data/sample/PROVENANCE.md). `id` is the record's.
  * Opinions are US court works, public domain.
  */
 export interface RealStatuteSentence {
