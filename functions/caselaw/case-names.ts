@@ -392,16 +392,13 @@ export interface CaseNameCheck {
   clusterId: number | null;
 }
 
-/** The check of a result: the named case against each cluster found. */
+/** The check of a result: the named case against each cluster found, scored by caseNameScore. */
 export function checkCaseName(
   name: { name: string; start: number; end: number },
-  clusters: ReadonlyArray<ClusterNames & { id: number }>,
+  scored: ReadonlyArray<{ id: number; score: number }>,
 ): CaseNameCheck {
   let best: { score: number; id: number } | null = null;
-  for (const c of clusters) {
-    const score = caseNameScore(name.name, c);
-    if (!best || score > best.score) best = { score, id: c.id };
-  }
+  for (const c of scored) if (!best || c.score > best.score) best = c;
   return {
     ...name,
     score: best ? best.score : null,

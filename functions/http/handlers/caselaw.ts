@@ -108,7 +108,14 @@ function presentCluster(c: ClusterRecord) {
 /** The result's case-name check, and each cluster with its score against the name (when the text names the case). */
 function presentResult(r: ResolvedCitation) {
   const named = r.parsed.namedAs;
-  const check = named ? checkCaseName(named, r.clusters) : null;
+  const scores = named ? r.clusters.map((c) => caseNameScore(named.name, c)) : null;
+  const check =
+    named && scores
+      ? checkCaseName(
+          named,
+          r.clusters.map((c, i) => ({ id: c.id, score: scores[i]! })),
+        )
+      : null;
   return {
     citation: r.parsed.citation,
     normalized_citations: r.parsed.normalized,
@@ -116,9 +123,9 @@ function presentResult(r: ResolvedCitation) {
     end_index: r.parsed.end,
     status: r.status,
     error_message: r.errorMessage,
-    clusters: r.clusters.map((c) => ({
+    clusters: r.clusters.map((c, i) => ({
       ...presentCluster(c),
-      ...(named && { case_name_score: caseNameScore(named.name, c) }),
+      ...(scores && { case_name_score: scores[i] }),
     })),
     case_name_check: check && {
       name: check.name,

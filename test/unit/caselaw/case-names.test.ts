@@ -126,9 +126,10 @@ describe('scoring the name against the cluster names', () => {
     const name = { name: 'Bennett v. Shahhal', start: 0, end: 18 };
     const bennett = { id: 2300663, ...named('Bennett v. SHAHHAL', '', 'Bennett') };
     const alcott = { id: 2282388, ...named('ALCOTT REHABILITATION HOSP. v. Superior Court') };
-    expect(checkCaseName(name, [alcott, bennett])).toEqual({ ...name, score: 1, matches: true, clusterId: 2300663 });
-    expect(checkCaseName(name, [alcott])).toEqual({ ...name, score: 0, matches: false, clusterId: 2282388 });
-    expect(checkCaseName(name, [])).toEqual({ ...name, score: null, matches: null, clusterId: null });
+    const scored = (...clusters: (typeof alcott)[]) => clusters.map((c) => ({ id: c.id, score: caseNameScore(name.name, c) }));
+    expect(checkCaseName(name, scored(alcott, bennett))).toEqual({ ...name, score: 1, matches: true, clusterId: 2300663 });
+    expect(checkCaseName(name, scored(alcott))).toEqual({ ...name, score: 0, matches: false, clusterId: 2282388 });
+    expect(checkCaseName(name, scored())).toEqual({ ...name, score: null, matches: null, clusterId: null });
   });
 });
 
