@@ -19,20 +19,29 @@ export type CitationResolution =
  */
 export function resolveCitation(jurisdiction: string, citation: string, corpus?: Corpus): CitationResolution {
   const candidates = collectionsOf(jurisdiction, corpus);
-  for (const collection of candidates) {
-    const key = collection.parsePrinted(citation);
-    if (key) return { kind: 'key', collection, key, pinpoint: pinpointOf(citation) };
-  }
+  const printed = readPrinted(citation, candidates);
+  if (printed) return { kind: 'key', ...printed, pinpoint: pinpointOf(citation) };
   for (const collection of candidates) {
     const key = collection.normalizeKey(citation);
     if (key) return { kind: 'key', collection, key, pinpoint: null };
   }
-  for (const collection of COLLECTIONS) {
-    if (collection.jurisdiction === jurisdiction) continue;
+  const foreign = readPrinted(
+    citation,
+    COLLECTIONS.filter((c) => c.jurisdiction !== jurisdiction),
+  );
+  return foreign ? { kind: 'foreign', ...foreign } : { kind: 'unrecognised' };
+}
+
+/** The first of `collections` whose printed form `citation` is, with the key it names; null when none reads it. */
+export function readPrinted(
+  citation: string,
+  collections: readonly Collection[] = COLLECTIONS,
+): { collection: Collection; key: string } | null {
+  for (const collection of collections) {
     const key = collection.parsePrinted(citation);
-    if (key) return { kind: 'foreign', collection, key };
+    if (key) return { collection, key };
   }
-  return { kind: 'unrecognised' };
+  return null;
 }
 
 /** Every printed form reads its number up to the first "(": what follows is the pinpoint. */

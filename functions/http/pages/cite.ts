@@ -1,5 +1,5 @@
-import { COLLECTIONS, type Collection } from '#law/collections.ts';
-import { resolveCitation } from '#law/resolve-citation.ts';
+import type { Collection } from '#law/collections.ts';
+import { readPrinted, resolveCitation } from '#law/resolve-citation.ts';
 import { escapeHtml as h } from '#law/snippet.ts';
 import { textResponse } from '../respond.ts';
 import { formDate, formValue, isImplausible } from './forms.ts';
@@ -18,11 +18,7 @@ function resolve(citation: string, jurisdiction: string | null): Found | null {
     const r = resolveCitation(jurisdiction, citation);
     return r.kind === 'key' || r.kind === 'foreign' ? { collection: r.collection, key: r.key } : null;
   }
-  for (const collection of COLLECTIONS) {
-    const key = collection.parsePrinted(citation);
-    if (key) return { collection, key };
-  }
-  return null;
+  return readPrinted(citation);
 }
 
 const notResolved = (status: number, title: string, message: string) =>
