@@ -60,7 +60,10 @@ export interface IngestOutcome extends AfterIngest {
 }
 
 export interface Jobs {
-  /** An ingest of law under the store-wide lease, then the steps after it (`afterwards: false`: not yet, see afterIngest). */
+  /**
+   * An ingest of law under the store-wide lease, then the steps after it (`afterwards: false`: not yet, nor the search
+   * index's refresh; see afterIngest).
+   */
   ingest(request: IngestRequest, log?: Log, options?: { afterwards?: boolean }): Promise<IngestOutcome>;
   /** The steps after an ingest, on their own (after several ingests in a row, run once). */
   afterIngest(log?: Log): Promise<AfterIngest>;
@@ -101,6 +104,9 @@ export function assembleJobs(stores: JobStores, options: JobOptions = {}): Jobs 
   };
 
   const afterIngest = async (log: Log = quiet): Promise<AfterIngest> => {
+    // An ingest run with `afterwards: false` leaves the search index's refresh (segments merged, ranking lists rebuilt:
+    // seconds on a whole jurisdiction) to here, so a fetch of many batches pays for it once, not once a batch.
+    await stores.search.refresh();
     const formats = after.has('formats') ? await syncFormats(log) : null;
     const refreshed = after.has('coverage') ? await coverage.refresh() : null;
     const runs = after.has('audit') ? await audit('ingest', log) : [];
@@ -109,7 +115,9 @@ export function assembleJobs(stores: JobStores, options: JobOptions = {}): Jobs 
 
   return {
     async ingest(request, log = quiet, { afterwards = true } = {}) {
-      const reports = await runIngest({ ...stores, ...(options.leases && { leases: options.leases }) }, request, log);
+      const reports = await runIngest({ ...stores, ...(options.leases && { leases: options.leases }) }, request, log, {
+        refreshSearch: afterwards,
+      });
       return afterwards ? { reports, ...(await afterIngest(log)) } : { reports, formats: null, coverage: null, audit: null };
     },
     afterIngest,

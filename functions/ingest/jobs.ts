@@ -114,6 +114,7 @@ export async function runIngest(
   deps: IngestJobDeps,
   req: IngestRequest,
   log: (line: string) => void = () => undefined,
+  { refreshSearch = true }: { refreshSearch?: boolean } = {},
 ): Promise<IngestReport[]> {
   const lease = await takeLease(deps.ops, LEASE, { runtime: deps.leases ?? EXPIRY_ONLY, seconds: LEASE_SECONDS, now: deps.now });
   if (!lease.held) {
@@ -141,7 +142,7 @@ export async function runIngest(
               describeSkipped(report),
       );
     }
-    if (reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();
+    if (refreshSearch && reports.some((r) => r.changedKeys + r.absentKeys > 0)) await deps.search.refresh();
     if (editions.length) await deps.ops.markIngestCompleted(deps.now().toISOString());
     return reports;
   } finally {

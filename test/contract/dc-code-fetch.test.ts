@@ -15,7 +15,7 @@ import { readBundleHeader } from '#ingest/dc-git/bundle.ts';
 import { type FetchDcCodeDeps, type FetchDcCodeRequest, fetchDcCode, publicationMarker } from '#ingest/dc-git/fetch-dc-code.ts';
 import { RepositoryError } from '#ingest/dc-git/repository.ts';
 import type { SectionVersion } from '#law/model.ts';
-import type { VersionStore } from '#law/ports.ts';
+import type { SearchIndex, VersionStore } from '#law/ports.ts';
 import { main } from '#local/cli.ts';
 import { type LocalServer, type LocalStores, localJobs, openLocalStores, serveLocal } from '#local/local-runtime.ts';
 import { packObjectIds, startGitHttpServer } from '../support/git-http-server.ts';
@@ -76,10 +76,35 @@ describe('fetch dc-code on the real slice', () => {
   let stores: LocalStores;
   let first: Awaited<ReturnType<typeof fetchInto>>;
 
+  // The search index's refreshes and the ingests (batches of publications) of the first run, counted.
+  const calls = { refresh: 0, ingest: 0 };
+
   beforeAll(async () => {
     stores = await freshStores();
-    first = await fetchInto(stores);
+    const search: SearchIndex = Object.assign(Object.create(stores.search), {
+      refresh: () => {
+        calls.refresh++;
+        return stores.search.refresh();
+      },
+    });
+    const deps = depsOf({ ...stores, search });
+    first = await fetchInto(
+      stores,
+      {},
+      {
+        ...deps,
+        ingest: (request, log) => {
+          calls.ingest++;
+          return deps.ingest(request, log);
+        },
+      },
+    );
   }, 120_000);
+
+  it('refreshes the search index once, after the last batch of publications, not after each', () => {
+    expect(calls.ingest).toBeGreaterThan(5);
+    expect(calls.refresh).toBe(1);
+  });
 
   it('walks the 213 publications of the default branch, oldest first, and says what it did', () => {
     expect(first.result).toMatchObject({ publications: 213, ingested: 213, held: 0 });
