@@ -4,10 +4,11 @@
  * deletion and an addition: a renumbered section ends under its old number and starts under its new one, and a
  * file renamed under the same number (`[47-1099.13]` → `47-1099.13`) is a modification of one key.
  */
-import * as fs from 'node:fs';
 import git from 'isomorphic-git';
 import { parseDcSection } from '../dc-code.ts';
 import type { SourceDocument, SourceEdition } from '../source.ts';
+import { gitReadFs } from './git-read-fs.ts';
+import { packsIn } from './packs.ts';
 import { type Publication, publicationAt, publicationChanges, type SectionChange } from './publications.ts';
 import type { DcRepository } from './repository.ts';
 
@@ -53,7 +54,7 @@ async function* readSections(
 ): AsyncGenerator<SourceDocument> {
   let read = 0;
   for (const file of files) {
-    const { blob } = await git.readBlob({ fs, gitdir: repo.gitdir, oid: file.blob!, cache: repo.cache });
+    const { blob } = await git.readBlob({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid: file.blob!, cache: repo.cache });
     const doc = parseDcSection(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('utf8'), file.path);
     // The file name is the number the Council publishes the section under; the XML's own number is the same save
     // for a few slips of the source (`<num>IV</num>` in 28-3871.xml), which the address overrules.
@@ -75,15 +76,19 @@ export interface DcPublicationRequest {
 }
 
 const PROGRESS_EVERY_MS = 5_000;
-/** isomorphic-git's cache of the last repository read (its pack index and pack): one run's publications share it. */
-let lastCache: { gitdir: string; cache: object } | null = null;
+/**
+ * isomorphic-git's cache of the last repository read (its pack index and pack): one run's publications share it, for
+ * as long as the repository has the same packs (a fetch between two runs adds one).
+ */
+let lastCache: { gitdir: string; packs: string; cache: object } | null = null;
 
 export async function readDcPublicationRequest(
   req: DcPublicationRequest,
   retrievedAt: string,
   log: (line: string) => void,
 ): Promise<SourceEdition[]> {
-  if (lastCache?.gitdir !== req.gitdir) lastCache = { gitdir: req.gitdir, cache: {} };
+  const packs = (await packsIn(req.gitdir)).join(' ');
+  if (lastCache?.gitdir !== req.gitdir || lastCache.packs !== packs) lastCache = { gitdir: req.gitdir, packs, cache: {} };
   const repo = { gitdir: req.gitdir, cache: lastCache.cache, origin: req.origin };
   const editions: SourceEdition[] = [];
   for (const commit of req.commits) editions.push(await editionAt(repo, commit, retrievedAt, log));
