@@ -184,7 +184,7 @@ export function measureCaseNames(dir: string): CaseNameFigure {
       }
       const id = `${n.opinion}@${n.start}`;
       if (review.mismatches[id]) f.trueMismatches++;
-      else if (!n.byCluster && /^\d|(?:^|-)p-\d{3,}-/.test(n.slug)) f.slugNoName++;
+      else if (!n.byCluster && /^(?:\d|no-\d)|(?:^|-)p-\d{3,}-/.test(n.slug)) f.slugNoName++;
       else if (!n.byCluster && cutAgrees(n.name, n.slug)) f.slugCut++;
       else {
         const context = key.text.slice(Math.max(0, n.start - 90), n.start + 20).replace(/\s+/g, ' ');

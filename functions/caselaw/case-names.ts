@@ -46,12 +46,16 @@ interface AbbreviationTable {
 
 let table: AbbreviationTable | undefined;
 
+/** Abbreviations CourtListener's case names use for courts that reporters-db's case-name table lacks (`Circuit Ct.`, `Jud. Dist.`). */
+const COURT_ABBREVIATIONS: Record<string, string[]> = { 'Ct.': ['Court'], 'Cir.': ['Circuit'], 'Jud.': ['Judicial'] };
+
 function abbreviationTable(): AbbreviationTable {
   if (table) return table;
   const read = <T>(file: string): T => JSON.parse(readFileSync(join(reportersDbDir(), file), 'utf8')) as T;
   // Parties are often states, printed either way (`Minn.`, `Minnesota`): reporters-db's state abbreviations join the table.
   const raw: Record<string, string[]> = {
     ...read<Record<string, string[]>>('case_name_abbreviations.json'),
+    ...COURT_ABBREVIATIONS,
     ...Object.fromEntries(Object.entries(read<Record<string, string>>('state_abbreviations.json')).map(([k, v]) => [k, [v]])),
   };
   // Abbreviations that share an expansion (`Cnty.`, `Cty.` → County) get one canonical token: the first one met.
@@ -104,6 +108,8 @@ const NOISE = new Set([
   'rel.',
   'matter',
   'litigation',
+  'litig.',
+  'litig',
   'lit',
   'et',
   'al',
