@@ -176,7 +176,7 @@ const SOVEREIGN: Record<string, string> = { com: 'commonwealth', s: 'state' };
 const NOT_IN_ACRONYMS = new Set(['the', 'of', 'and', 'for', 'a', 'an', 'on', 'in', 'at', 'to']);
 
 /** The words of one party's name, noise left out. */
-function partyOf(printed: string): Party {
+function readParty(printed: string): Party {
   const { canonical, phrases, bare, expansions } = abbreviationTable();
   // Names run over line breaks; `U. S.`, `N. C.`: initials printed with spaces are one abbreviation; `AT&T` is one word.
   const joined = printed
@@ -225,6 +225,19 @@ function partyOf(printed: string): Party {
 }
 
 /** The parties of a name, split at each versus. */
+/** Parties read before: a text's name is scored against every name of every cluster found, and names recur. */
+const partyCache = new Map<string, Party>();
+
+function partyOf(printed: string): Party {
+  let party = partyCache.get(printed);
+  if (!party) {
+    if (partyCache.size >= 4096) partyCache.clear();
+    party = readParty(printed);
+    partyCache.set(printed, party);
+  }
+  return party;
+}
+
 const partiesOf = (name: string): Party[] =>
   name
     .split(VERSUS)
