@@ -542,8 +542,16 @@ export function nameBefore(text: string, start: number, floor: number): NameInTe
       )
     )
       break;
-    // A period ends the sentence before unless the word is an abbreviation (`Co.`, `Ass'n`, `U.S.`, `J.`).
-    if (w.endsWith('.') && i < words.length - 1 && !isNameAbbreviation(w) && !CONNECTORS.has(w.toLowerCase())) break;
+    // A period ends the sentence before unless the word is an abbreviation (`Co.`, `Ass'n`, `U.S.`, `J.`), or a
+    // corporate suffix follows it (`Berckeley Inv. Group. Ltd.`): a sentence does not begin with `Ltd.`.
+    if (
+      w.endsWith('.') &&
+      i < words.length - 1 &&
+      !isNameAbbreviation(w) &&
+      !CONNECTORS.has(w.toLowerCase()) &&
+      !/^(?:Inc|Ltd|Co|Corp|LLC|L\.L\.C|L\.P|LLP)\.?,?$/.test(next ?? '')
+    )
+      break;
     if (SIGNALS.has(w.toLowerCase()) && w !== 'And') break;
     // `In Roe v. Wade, …`: a sentence's `In` is not the name's unless `In re` / `In the Matter of`.
     if (w === 'In' && next !== 're' && next !== 'the' && next !== 'Matter') break;
