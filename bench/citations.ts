@@ -27,6 +27,7 @@ import { formExamples, formText, measureForms } from '../test/support/citation-f
 import { bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
 import { REAL_FORM_CASES } from '../test/support/real-citation-forms.ts';
 import { REAL_STATUTE_SENTENCES } from '../test/support/real-statute-citations.ts';
+import { type CaseNameFigure, measureCaseNames } from './case-name-accuracy.ts';
 import { type HeldOutAccuracy, heldOutSet, measureHeldOut } from './citation-held-out.ts';
 import { REPO } from './proc.ts';
 
@@ -89,6 +90,8 @@ export interface CitationResults {
   /** Parse + resolve a text of 250 citations against the replica on PGlite (worker thread, as `asof serve` runs it). */
   resolve250: { runs: number; p50Ms: number; p90Ms: number; maxMs: number; statuses: Record<string, number> };
   statutes?: StatuteFigures;
+  /** Is it the case the text names? On the real opinions of `--caselaw-data` (bench/case-name-accuracy.ts); absent without it. */
+  caseNames?: CaseNameFigure;
 }
 
 const MB = 1024 * 1024;
@@ -362,6 +365,19 @@ export async function citationFigures(opts: {
     );
     for (const line of [...ours.missed.map((m) => `missed ${m}`), ...ours.wrong.map((w) => `wrong ${w}`)]) opts.log(`    ${line}`);
   }
+  const caseNames = opts.caselawDir ? measureCaseNames(opts.caselawDir) : undefined;
+  if (caseNames) {
+    for (const [half, f] of [
+      ['development', caseNames.development],
+      ['held-out', caseNames.heldOut],
+    ] as const) {
+      opts.log(
+        `  case names, ${half} half: ${f.named} named of ${f.linked} linked; real names match ${pc(f.matchRate)} (${f.byCluster.matched}/${f.byCluster.named} against cluster names, ${f.bySlug.matched}/${f.bySlug.named} against slugs; apart: ${f.slugCut} cut slugs, ${f.slugNoName} slugs that are no name, ${f.trueMismatches} reviewed mismatches); swapped ${pc(f.swapped.rate)} (${f.swapped.matched}/${f.swapped.pairs}, ${f.swapped.sameName} same-party pairs apart)`,
+      );
+      for (const m of f.misses) opts.log(`    miss ${m}`);
+      for (const m of f.swappedMatches) opts.log(`    swapped ${m}`);
+    }
+  }
   const minMs = opts.quick ? 500 : 3000;
   const forms = formFigures(extract, baseline, opts.quick ? 200 : 1000);
   for (const f of forms) {
@@ -434,5 +450,6 @@ export async function citationFigures(opts: {
     growth: grown,
     resolve250,
     statutes,
+    ...(caseNames && { caseNames }),
   };
 }

@@ -144,6 +144,8 @@ const TARGETS = {
   citationColdMs: 150,
   heldOutRecall: 0.998,
   heldOutPrecision: 0.995,
+  caseNameMatch: 0.98,
+  caseNameSwapped: 0.005,
   formsRecall: 0.99,
   formsPrecision: 0.99,
   denseMbPerSec: 50,
@@ -824,6 +826,7 @@ function citationSection(c: CitationResults, separately?: BenchResults['citation
       )}) | ${ms(c.resolve250.p50Ms)} / ${ms(c.resolve250.p90Ms)} ms | p50 ≤ ${TARGETS.resolve250P50Ms} ms: ${verdict(c.resolve250.p50Ms <= TARGETS.resolve250P50Ms)} |`,
     '',
     ...citationFormRows(c),
+    ...caseNameRows(c),
     ...statuteRows(c),
     '| text | characters | full citations found (ours / port) | ours MB/s | before MB/s | eyecite port MB/s | ratio |',
     '|---|--:|--:|--:|--:|--:|--:|',
@@ -837,6 +840,24 @@ function citationSection(c: CitationResults, separately?: BenchResults['citation
     '| input | 16k ms | 32k ms | 64k ms | 64k ÷ 32k |',
     '|---|--:|--:|--:|--:|',
     ...c.growth.map((g) => `| ${g.input} | ${g.points.map(([, v]) => ms(v)).join(' | ')} | ${ratio(g.points[2]![1] / g.points[1]![1])} |`),
+    '',
+  ];
+}
+
+/** Is it the case the text names? Real names and swapped names on the real opinions, per half. */
+function caseNameRows(c: CitationResults): string[] {
+  const n = c.caseNames;
+  if (!n) return [];
+  const pc2 = (v: number) => `${(v * 100).toFixed(2)} %`;
+  const row = (half: string, f: NonNullable<CitationResults['caseNames']>['heldOut'], target: boolean) =>
+    `| ${half} (${int(f.opinions)} opinions) | ${int(f.linked)} / ${int(f.named)} | ${f.byCluster.matched} / ${f.byCluster.named} | ${int(f.bySlug.matched)} / ${int(f.bySlug.named)} | ${f.slugCut} / ${f.slugNoName} / ${f.trueMismatches} | ${pc2(f.matchRate)}${target ? `: ${verdict(f.matchRate >= TARGETS.caseNameMatch)}` : ''} | ${f.swapped.matched} / ${int(f.swapped.pairs)} = ${(f.swapped.rate * 100).toFixed(3)} %${target ? `: ${verdict(f.swapped.rate <= TARGETS.caseNameSwapped)}` : ''} (${f.swapped.sameName} apart) |`;
+  return [
+    `Is it the case the text names? (bench/case-name-accuracy.ts) On the real opinions of \`--caselaw-data\`: for each citation CourtListener's \`html_with_citations\` links to a case (a parallel group once), the name the extractor reads before it (parseRequest's \`namedAs\`) scored against the linked case's names — the cluster's own where the repository carries it, else the link's slug. Real: the name should match (score ≥ ${n.threshold}). Apart: slugs CourtListener cut at 75 characters whose visible first party agrees, slugs that are no name (a docket number, a loose-leaf citation), and misses reviewed as the text naming another case than the one linked (bench/case-name-review.json). Swapped: each name against every other case linked in the same opinion should not match; pairs of one case under two clusters or the same parties are apart. Halves as in the held-out citations; the development half was read while tuning.`,
+    '',
+    '| half | linked / named | cluster names matched | slugs matched | apart: cut / no name / mismatch | real names match (target ≥ 98 %) | swapped match (target ≤ 0.5 %) |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+    row('development', n.development, false),
+    row('held-out', n.heldOut, true),
     '',
   ];
 }

@@ -47,7 +47,7 @@ export interface ResolvedCitation {
 const LOOSE = /^\s*(\d+)\s+(.+?),?\s+(\d+)\s*$/;
 
 /** The name printed before `all[index]` (or before the first citation of its parallel group), never past the citation before. */
-function namedBefore(text: string, all: readonly FoundCitation[], index: number): NameInText | undefined {
+export function namedBefore(text: string, all: readonly FoundCitation[], index: number): NameInText | undefined {
   const head = all[index]!.parallelTo ?? index;
   const found = nameBefore(text, all[head]!.start, head > 0 ? all[head - 1]!.end : 0);
   return found ?? undefined;

@@ -17,6 +17,9 @@ export interface KeyedCitation {
   page: string;
   /** CourtListener's opinion id for a linked citation. */
   opinionId?: number;
+  /** The link's cluster id and slug, CourtListener's name for the case cited (`/opinion/118359/slack-v-mcdaniel/`). */
+  clusterId?: number;
+  slug?: string;
 }
 
 export interface AnswerKey {
@@ -44,6 +47,8 @@ function readAnswerKey(id: string, html: string): AnswerKey {
   for (let m = token.exec(html); m; m = token.exec(html)) {
     const [whole, closing, tag, attrs, entity] = m;
     if (tag) {
+      const link = open && !closing && tag.toLowerCase() === 'a' ? /href="\/opinion\/(\d+)\/([^/"]*)\/?"/.exec(attrs ?? '') : null;
+      if (link && open) Object.assign(open, { clusterId: Number(link[1]), slug: link[2] });
       if (tag.toLowerCase() !== 'span') continue;
       if (closing) {
         depth--;
@@ -57,6 +62,7 @@ function readAnswerKey(id: string, html: string): AnswerKey {
               reporter: open.reporter.replace(/\s+/g, ' '),
               page: open.page,
               ...(open.opinionId ? { opinionId: open.opinionId } : {}),
+              ...(open.clusterId ? { clusterId: open.clusterId, slug: open.slug ?? '' } : {}),
             });
           }
           open = undefined;

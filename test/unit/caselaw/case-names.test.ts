@@ -16,6 +16,13 @@ interface Fixture {
 }
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/case-names/courtlistener-names.json', import.meta.url), 'utf8')) as Fixture;
 
+/** Misses of the check on real opinions, read one by one (bench/case-name-accuracy.ts), and names that matched another case. */
+interface Misses {
+  printed: Array<{ opinion: number; kind: string; text: string; citedSlug: string; name: string }>;
+  swapped: Array<{ name: string; opinion: number; citedSlug: string; otherSlug: string; why: string }>;
+}
+const misses = JSON.parse(readFileSync(new URL('../../fixtures/case-names/courtlistener-misses.json', import.meta.url), 'utf8')) as Misses;
+
 const named = (caseName: string, caseNameFull = '', caseNameShort = '') => ({ caseName, caseNameFull, caseNameShort });
 /** CourtListener's name for a case as its link slug spells it (`serna-v-colorado-department`). */
 const slugName = (slug: string) => slug.replace(/-v-/, ' v. ').replace(/-/g, ' ');
@@ -130,6 +137,35 @@ describe('scoring the name against the cluster names', () => {
     expect(checkCaseName(name, scored(alcott, bennett))).toEqual({ ...name, score: 1, matches: true, clusterId: 2300663 });
     expect(checkCaseName(name, scored(alcott))).toEqual({ ...name, score: 0, matches: false, clusterId: 2282388 });
     expect(checkCaseName(name, scored())).toEqual({ ...name, score: null, matches: null, clusterId: null });
+  });
+});
+
+describe('the misses read one by one on real opinions', () => {
+  it('reads the name whole: over line breaks, `on` and `and` inside it, a comma before `L.P.`, not past a sentence ending in a word an abbreviation stands for', () => {
+    // As the lookup reads them: a parallel citation gets the name before its group.
+    for (const m of misses.printed) expect([m.kind, parseRequest({ text: m.text }).at(-1)?.namedAs?.name]).toEqual([m.kind, m.name]);
+  });
+
+  it('matches each to CourtListener’s name for the case cited (misspellings, words run together, acronyms, abbreviations by their letters, `Com.`, initials)', () => {
+    for (const m of misses.printed)
+      expect([m.kind, m.name, caseNameScore(m.name, named(slugName(m.citedSlug))) >= MATCH_AT]).toEqual([m.kind, m.name, true]);
+  });
+
+  it('still does not match a real name to another case the same opinion cites', () => {
+    for (const m of misses.swapped) {
+      expect([m.name, m.why, caseNameScore(m.name, named(slugName(m.citedSlug))) >= MATCH_AT]).toEqual([m.name, m.why, true]);
+      expect([m.name, m.otherSlug, caseNameScore(m.name, named(slugName(m.otherSlug))) < MATCH_AT]).toEqual([m.name, m.otherSlug, true]);
+    }
+  });
+
+  it('reads a cluster name whose middle initial is a `V.` at each versus (`Fred V. Cherry v. The United States`)', () => {
+    expect(caseNameScore('Cherry v. United States', named('', 'Fred V. Cherry v. The United States'))).toBe(1);
+    expect(caseNameScore('Cherry v. Smith', named('', 'Fred V. Cherry v. The United States'))).toBe(0);
+  });
+
+  it('cuts an `and` between two names: the name is the one cited', () => {
+    const text = 'See Roe v. Wade and Doe v. Bolton, 410 U.S. 179';
+    expect(nameAtEnd(text)?.name).toBe('Doe v. Bolton');
   });
 });
 
