@@ -14,10 +14,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getCitations } from '@beshkenadze/eyecite';
 import type { FoundCitation } from '#caselaw/citations/extract.ts';
 import { halfOf } from '../test/support/citation-forms-suite.ts';
 import { type AnswerKey, answerKeysIn, bundledAnswerKeys } from '../test/support/courtlistener-html.ts';
+import { eyeciteStarts as eyeciteStartsOf } from './eyecite-port.ts';
 
 export interface HeldOutAccuracy {
   opinions: number;
@@ -52,10 +52,11 @@ export interface HeldOutSet {
 const REVIEW = new URL('./citation-held-out-review.json', import.meta.url);
 
 /**
- * The held-out opinions of `dir` and the eyecite port's reading of them. The port reads about 0.02 MB/s (some six
- * minutes for the set), so its starts are kept in the system's temporary directory, keyed by the texts read.
+ * The held-out opinions of `dir` and the eyecite port's reading of them, in a process of its own. The port reads about
+ * 0.02 MB/s (some six minutes for the set), so its starts are kept in the system's temporary directory, keyed by the
+ * texts read.
  */
-export function heldOutSet(dir: string): HeldOutSet {
+export async function heldOutSet(dir: string): Promise<HeldOutSet> {
   const bundled = new Set(bundledAnswerKeys().map((k) => k.id));
   const keys = answerKeysIn(dir, (id) => !bundled.has(id) && halfOf(id) === 'held-out');
   if (keys.length === 0) throw new Error(`--caselaw-data ${dir}: no CourtListener API v3 records (ID.json with its text) there`);
@@ -63,17 +64,9 @@ export function heldOutSet(dir: string): HeldOutSet {
   for (const key of keys) digest.update(key.id).update(key.text);
   const cache = join(tmpdir(), `asof-eyecite-held-out-${digest.digest('hex').slice(0, 16)}.json`);
   const cached = existsSync(cache) ? (JSON.parse(readFileSync(cache, 'utf8')) as Record<string, number[]>) : undefined;
-  const eyeciteStarts = new Map<string, Set<number>>();
-  for (const key of keys) {
-    const starts =
-      cached?.[key.id] ??
-      getCitations(key.text)
-        .filter((c) => c.constructor.name === 'FullCaseCitation')
-        .map((c) => (c as unknown as { span(): { start: number } }).span().start);
-    eyeciteStarts.set(key.id, new Set(starts));
-  }
-  if (!cached) writeFileSync(cache, JSON.stringify(Object.fromEntries([...eyeciteStarts].map(([id, starts]) => [id, [...starts]]))));
-  return { keys, eyeciteStarts };
+  const read = cached ?? Object.fromEntries((await eyeciteStartsOf(keys.map((k) => k.text))).map((starts, i) => [keys[i]!.id, starts]));
+  if (!cached) writeFileSync(cache, JSON.stringify(read));
+  return { keys, eyeciteStarts: new Map(keys.map((key) => [key.id, new Set(read[key.id] ?? [])])) };
 }
 
 export function measureHeldOut(set: HeldOutSet, extract: (text: string) => FoundCitation[]): HeldOutAccuracy {

@@ -12,7 +12,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { getCitations } from '@beshkenadze/eyecite';
 import { createExtractor, type FoundCitation } from '#caselaw/citations/extract.ts';
 import { findStatuteCitations } from '#caselaw/citations/statutes.ts';
 import { parseRequest, resolveCitations } from '#caselaw/resolve.ts';
@@ -29,6 +28,8 @@ import { REAL_FORM_CASES } from '../test/support/real-citation-forms.ts';
 import { REAL_STATUTE_SENTENCES } from '../test/support/real-statute-citations.ts';
 import { type CaseNameFigure, measureCaseNames } from './case-name-accuracy.ts';
 import { type HeldOutAccuracy, heldOutSet, measureHeldOut } from './citation-held-out.ts';
+import { eyeciteThroughput } from './eyecite-port.ts';
+import { mbPerSec } from './mb-per-sec.ts';
 import { REPO } from './proc.ts';
 
 const run = promisify(execFile);
@@ -94,22 +95,7 @@ export interface CitationResults {
   caseNames?: CaseNameFigure;
 }
 
-const MB = 1024 * 1024;
 const CASELAW = join(REPO, 'data', 'sample', 'caselaw');
-
-/** Runs `op` over `texts` until `minMs` has passed; MB/s of UTF-16 text (chars × 2 bytes would overstate it: chars). */
-function mbPerSec(texts: string[], op: (t: string) => unknown, minMs: number): number {
-  const chars = texts.reduce((n, t) => n + t.length, 0);
-  for (const t of texts) op(t); // warm
-  let rounds = 0;
-  const began = performance.now();
-  do {
-    for (const t of texts) op(t);
-    rounds++;
-  } while (performance.now() - began < minMs);
-  const seconds = (performance.now() - began) / 1000;
-  return (chars * rounds) / MB / seconds;
-}
 
 const strip = ({ missed: _m, extra: _e, ...rest }: Accuracy) => rest;
 
@@ -354,7 +340,7 @@ export async function citationFigures(opts: {
   let heldOut: HeldOutFigure | undefined;
   if (opts.caselawDir) {
     opts.log(`  held-out opinions of ${opts.caselawDir}: reading them with the eyecite port (slow the first time)`);
-    const set = heldOutSet(opts.caselawDir);
+    const set = await heldOutSet(opts.caselawDir);
     const ours = measureHeldOut(set, extract);
     const theirs = baseline ? measureHeldOut(set, baseline) : undefined;
     const { missed: _missed, wrong: _wrong, ...baselineFigures } = theirs ?? ({} as HeldOutAccuracy);
@@ -398,12 +384,15 @@ export async function citationFigures(opts: {
     ['64,000 characters, citation-dense', [citationDenseText()]],
   ];
   const throughput: ThroughputFigure[] = [];
-  for (const [corpus, texts] of corpora) {
+  const port = await eyeciteThroughput(
+    corpora.map(([, texts]) => texts),
+    opts.quick ? 1 : minMs,
+  );
+  for (const [i, [corpus, texts]] of corpora.entries()) {
     const found = texts.reduce((n, t) => n + extract(t).filter((c) => c.kind === 'full').length, 0);
-    const eyeciteFound = texts.reduce((n, t) => n + getCitations(t).filter((c) => c.constructor.name === 'FullCaseCitation').length, 0);
+    const { found: eyeciteFound, mbPerSec: theirs } = port[i]!;
     const ours = mbPerSec(texts, extract, minMs);
     const before = baseline ? mbPerSec(texts, baseline, minMs) : undefined;
-    const theirs = mbPerSec(texts, (t) => getCitations(t), opts.quick ? 1 : minMs);
     const chars = texts.reduce((n, t) => n + t.length, 0);
     throughput.push({
       corpus,
