@@ -29,10 +29,10 @@ function stemsOf(db, prepared, sql, words) {
 const tokenQuery = (token) => ({ all: `"${token}"`, catchline: `{catchline} : ("${token}")` });
 
 /**
- * Rebuilds every impact list: for each token held by at least `minDocs` versions, the first `prefix` versions, in the
- * search's exact order, of those whose catchline holds it, then as many of the others, and the token's scored
- * postings (postings.mjs); then marks the lists fresh, a new generation. One transaction: readers see the old lists
- * or the new ones.
+ * Rebuilds every impact list: for each token held by at least `minDocs` versions, its scored postings (postings.mjs),
+ * and from them the first `prefix` versions, in the search's exact order, of those whose catchline holds it, then as
+ * many of the others; then marks the lists fresh, a new generation. One transaction: readers see the old lists or the
+ * new ones.
  */
 export function buildImpactLists(db, prepared, sql, { minDocs, prefix }) {
   return db.transaction(() => {
@@ -41,22 +41,38 @@ export function buildImpactLists(db, prepared, sql, { minDocs, prefix }) {
       .all({ minDocs })
       .map((r) => r.term);
     const stems = stemsOf(db, prepared, sql, frequent);
-    const insertCatch = prepared(sql.insertCatch);
-    const insertBody = prepared(sql.insertBody);
+    const ranks = citationRanks(prepared, sql);
+    const insert = prepared(sql.insertImpact);
     const term = prepared(sql.term);
     let lists = 0;
     for (const [i, token] of frequent.entries()) {
       if (stems[i] !== token) continue;
-      const query = { term: token, limit: prefix, ...tokenQuery(token) };
-      const catchRows = insertCatch.run(query).changes;
-      const bodyRows = insertBody.run({ ...query, offset: catchRows }).changes;
-      term.run({ term: token, catchRows, catchComplete: catchRows < prefix ? 1 : 0, bodyComplete: bodyRows < prefix ? 1 : 0 });
-      writePostings(prepared, sql, token, tokenQuery(token));
+      const { docs, scores, catches } = writePostings(prepared, sql, token, tokenQuery(token));
+      // One part, in the order of a one-word search for the token: bm25, then the citation.
+      const part = (inCatchline) => {
+        const at = [];
+        for (let p = 0; p < docs.length; p++) if (catches[p] === inCatchline) at.push(p);
+        return at.sort((a, b) => scores[a] - scores[b] || ranks[docs[a]] - ranks[docs[b]]).slice(0, prefix);
+      };
+      const [inCatchline, others] = [part(1), part(0)];
+      for (const [pos, p] of [...inCatchline, ...others].entries()) {
+        insert.run({ term: token, pos: pos + 1, doc: docs[p], catch: catches[p], score: scores[p] });
+      }
+      const complete = (rows) => (rows.length < prefix ? 1 : 0);
+      term.run({ term: token, catchRows: inCatchline.length, catchComplete: complete(inCatchline), bodyComplete: complete(others) });
       lists++;
     }
     db.exec(sql.fresh);
     return lists;
   })();
+}
+
+/** Each version's place in the citation order (jurisdiction, corpus, key, id, as SQLite compares them), by doc. */
+function citationRanks(prepared, sql) {
+  const docs = prepared(sql.citationOrder).pluck().all();
+  const ranks = new Int32Array(docs.reduce((max, doc) => Math.max(max, doc), 0) + 1);
+  for (const [rank, doc] of docs.entries()) ranks[doc] = rank;
+  return ranks;
 }
 
 /**

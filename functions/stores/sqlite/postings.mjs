@@ -10,7 +10,7 @@ const view = (Type, blob) =>
 
 /**
  * Writes the postings of one token: every version holding it in rowid order, with its bm25 for the token alone (the
- * double FTS5 gives, read back, never recomputed) and whether its catchline holds it.
+ * double FTS5 gives, read back, never recomputed) and whether its catchline holds it; returns them.
  */
 export function writePostings(prepared, sql, term, query) {
   const rows = prepared(sql.postingsRead).raw().all(query);
@@ -28,7 +28,7 @@ export function writePostings(prepared, sql, term, query) {
     scores: Buffer.from(scores.buffer),
     catches: Buffer.from(catches.buffer),
   });
-  return rows.length;
+  return { docs, scores, catches };
 }
 
 /**

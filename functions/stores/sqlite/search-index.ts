@@ -155,12 +155,8 @@ const IMPACT_LISTS = {
   clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms; DELETE FROM search_postings;
     CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');`,
   frequent: 'SELECT term FROM temp.search_vocab WHERE doc >= @minDocs',
-  insertCatch: `
-    INSERT INTO search_impacts (term, pos, doc, catch, score)
-    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc, 1, d.score FROM (${ranked(IN_CATCHLINE)}) d`,
-  insertBody: `
-    INSERT INTO search_impacts (term, pos, doc, catch, score)
-    SELECT @term, @offset + row_number() OVER (ORDER BY ${ORDER}), d.doc, 0, d.score FROM (${ranked(`NOT ${IN_CATCHLINE}`)}) d`,
+  citationOrder: 'SELECT doc FROM search_docs ORDER BY jurisdiction, corpus, key, id',
+  insertImpact: 'INSERT INTO search_impacts (term, pos, doc, catch, score) VALUES (@term, @pos, @doc, @catch, @score)',
   term: `INSERT INTO search_impact_terms (term, catch_rows, catch_complete, body_complete)
     VALUES (@term, @catchRows, @catchComplete, @bodyComplete)`,
   postingsRead: `SELECT rowid, ${BM25}, rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline)
