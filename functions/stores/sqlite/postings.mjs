@@ -56,8 +56,7 @@ function memoryOf(db, prepared, sql, generation, validity) {
  * order that breaks ties: jurisdiction, corpus, key, id, compared as SQLite compares them), indexed by doc.
  */
 function readVersions(prepared, sql) {
-  const rows = prepared(sql.versions).raw().all();
-  const size = rows.reduce((max, [doc]) => Math.max(max, doc), 0) + 1;
+  const size = prepared(sql.lastDoc).pluck().get() + 1;
   const versions = {
     from: new Int32Array(size),
     to: new Int32Array(size),
@@ -68,12 +67,13 @@ function readVersions(prepared, sql) {
     corpora: new Map(),
   };
   const code = (map, value) => map.get(value) ?? map.set(value, map.size).get(value);
-  for (const [rank, [doc, jurisdiction, corpus, from, to]] of rows.entries()) {
+  let rank = 0;
+  for (const [doc, jurisdiction, corpus, from, to] of prepared(sql.versions).raw().iterate()) {
     versions.from[doc] = from;
     versions.to[doc] = to;
     versions.jurisdiction[doc] = code(versions.jurisdictions, jurisdiction);
     versions.corpus[doc] = code(versions.corpora, corpus);
-    versions.rank[doc] = rank;
+    versions.rank[doc] = rank++;
   }
   return versions;
 }

@@ -186,6 +186,7 @@ const SEARCH = {
     ORDER BY p.pos LIMIT @limit`,
   postingsGet: 'SELECT docs, scores, catches FROM search_postings WHERE term = @term',
   versions: 'SELECT doc, jurisdiction, corpus, valid_from, valid_to FROM search_docs ORDER BY jurisdiction, corpus, key, id',
+  lastDoc: 'SELECT coalesce(max(doc), 0) FROM search_docs',
   hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
     WHERE search_fts MATCH @all AND search_fts.rowid = CAST(@doc AS INTEGER)`,
   ...STEMMER,
