@@ -37,9 +37,13 @@ const sqliteFactory = (options: SqliteSearchIndexOptions) => ({
 });
 
 describeSearchIndexContract('SQLite FTS5 in worker threads', sqliteFactory({}));
-// Impact lists on every word held by 2 documents, 4 documents long: the walks, their early stops and their falls back
-// to the exact statement all happen on the contract's small documents.
-describeSearchIndexContract('SQLite FTS5, impact lists on every frequent word', sqliteFactory({ impactLists: { minDocs: 2, prefix: 4 } }));
+// Impact lists (and scored postings) on every word held by 2 documents, 4 documents long: the walks, their early stops,
+// the postings where a walk cannot prove its answer or the query has several words, and the exact statement once a
+// write made them stale all happen on the contract's small documents.
+describeSearchIndexContract(
+  'SQLite FTS5, impact lists on every frequent word',
+  sqliteFactory({ impactLists: { minDocs: 2, prefix: 4, postingsBytes: 2 ** 20 } }),
+);
 describeSearchIndexContract('SQLite FTS5, no impact lists', sqliteFactory({ impactLists: false }));
 
 const query = (q: string, over: Partial<SearchQuery> = {}): SearchQuery => ({

@@ -9,7 +9,7 @@ import { SqliteWorkers, type SqliteWorkersOptions, type WorkerLane } from './sql
  * The layout's version. A data dir whose index has another (or none) gets a new, empty one, which its owner fills
  * from the version store (functions/local/search-build.ts).
  */
-export const SQLITE_SEARCH_SCHEMA_VERSION = '2';
+export const SQLITE_SEARCH_SCHEMA_VERSION = '3';
 
 /**
  * Two tables per version: `search_docs`, narrow (what a search filters and sorts on: validity as yyyymmdd integers,
@@ -20,9 +20,10 @@ export const SQLITE_SEARCH_SCHEMA_VERSION = '2';
  * agreement, strangling → strangled).
  *
  * Impact lists (`search_impacts`, one row per listed version of a token, in the search's order; `search_impact_terms`,
- * the tokens listed): see IMPACT_LISTS. Any change to the text or to what orders hits marks them stale
- * (`search_meta.impacts`), and a stale list is not read; validity is not part of them (a walk joins search_docs), so
- * ending a version leaves them fresh.
+ * the tokens listed) and scored postings (`search_postings`, one row per listed token): see IMPACT_LISTS. Any change
+ * to the text or to what orders hits marks them stale (`search_meta.impacts`), and a stale list is not read; each
+ * rebuild is a new `generation`. Validity is not part of them (a walk joins search_docs, a postings search reads it
+ * from memory again once `validity` counted a change), so ending a version leaves them fresh.
  */
 const TOKENIZER = `'porter unicode61 remove_diacritics 2'`;
 const STALE = `UPDATE search_meta SET value = 'stale' WHERE name = 'impacts' AND value <> 'stale';`;
@@ -50,6 +51,7 @@ const SCHEMA = `
     score REAL NOT NULL,
     PRIMARY KEY (term, pos)
   ) WITHOUT ROWID;
+  CREATE TABLE search_postings (term TEXT PRIMARY KEY, docs BLOB NOT NULL, scores BLOB NOT NULL, catches BLOB NOT NULL);
   CREATE TABLE search_impact_terms (
     term TEXT PRIMARY KEY,
     catch_rows INTEGER NOT NULL,
@@ -60,6 +62,9 @@ const SCHEMA = `
     DELETE FROM search_text WHERE doc = old.doc;
   END;
   CREATE TRIGGER search_docs_reordered AFTER UPDATE OF jurisdiction, corpus, key, id ON search_docs BEGIN ${STALE} END;
+  CREATE TRIGGER search_docs_revalidated AFTER UPDATE OF valid_from, valid_to ON search_docs BEGIN
+    UPDATE search_meta SET value = value + 1 WHERE name = 'validity';
+  END;
   CREATE TRIGGER search_text_inserted AFTER INSERT ON search_text BEGIN
     INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body); ${STALE}
   END;
@@ -72,11 +77,12 @@ const SCHEMA = `
     INSERT INTO search_fts (rowid, catchline, body) VALUES (new.doc, new.catchline, new.body); ${STALE}
   END;
   INSERT INTO search_meta (name, value)
-  VALUES ('schema', '${SQLITE_SEARCH_SCHEMA_VERSION}'), ('built', 'no'), ('impacts', 'stale');`;
+  VALUES ('schema', '${SQLITE_SEARCH_SCHEMA_VERSION}'), ('built', 'no'), ('impacts', 'stale'), ('generation', 0), ('validity', 0);`;
 
 const DROP = `
   DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_text; DROP TABLE IF EXISTS search_docs;
-  DROP TABLE IF EXISTS search_impacts; DROP TABLE IF EXISTS search_impact_terms; DROP TABLE IF EXISTS search_meta;`;
+  DROP TABLE IF EXISTS search_impacts; DROP TABLE IF EXISTS search_impact_terms; DROP TABLE IF EXISTS search_postings;
+  DROP TABLE IF EXISTS search_meta;`;
 
 const DOC_COLUMNS = ['jurisdiction', 'corpus', 'key', 'valid_from', 'valid_to'] as const;
 const TEXT_COLUMNS = ['catchline', 'body', 'hit'] as const;
@@ -137,22 +143,27 @@ const EXACT_SEARCH = `
  * (its number of versions, their mean length, the token's frequency), so lists are rebuilt whole at refresh() and
  * are not read once anything changed after that: the exact statement answers until the next refresh.
  *
- * How a search reads them, and when it gives up for the exact statement: impact-lists.mjs (oneWord, severalWords);
+ * Scored postings: for each listed token, every version holding it in rowid order with its bm25 for the token and
+ * whether its catchline holds it, as three arrays (BLOBs) in one row, about 13 bytes a version. A search of several
+ * listed words intersects them in a reader's memory and ranks every version of the intersection exactly, without
+ * FTS5 (postings.mjs); a one-word search whose list cannot prove its answer does the same with one.
+ *
+ * How a search reads them, and when it gives up for the exact statement: impact-lists.mjs (oneWord), postings.mjs;
  * docs/DECISIONS.md, "Embedded search engine".
  */
 const IMPACT_LISTS = {
-  clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms;
+  clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms; DELETE FROM search_postings;
     CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');`,
   frequent: 'SELECT term FROM temp.search_vocab WHERE doc >= @minDocs',
-  insertCatch: `
-    INSERT INTO search_impacts (term, pos, doc, catch, score)
-    SELECT @term, row_number() OVER (ORDER BY ${ORDER}), d.doc, 1, d.score FROM (${ranked(IN_CATCHLINE)}) d`,
-  insertBody: `
-    INSERT INTO search_impacts (term, pos, doc, catch, score)
-    SELECT @term, @offset + row_number() OVER (ORDER BY ${ORDER}), d.doc, 0, d.score FROM (${ranked(`NOT ${IN_CATCHLINE}`)}) d`,
+  citationOrder: 'SELECT doc FROM search_docs ORDER BY jurisdiction, corpus, key, id',
+  insertImpact: 'INSERT INTO search_impacts (term, pos, doc, catch, score) VALUES (@term, @pos, @doc, @catch, @score)',
   term: `INSERT INTO search_impact_terms (term, catch_rows, catch_complete, body_complete)
     VALUES (@term, @catchRows, @catchComplete, @bodyComplete)`,
-  fresh: `UPDATE search_meta SET value = 'fresh' WHERE name = 'impacts'`,
+  postingsRead: `SELECT rowid, ${BM25}, rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline)
+    FROM search_fts WHERE search_fts MATCH @all ORDER BY rowid`,
+  postingsPut: 'INSERT INTO search_postings (term, docs, scores, catches) VALUES (@term, @docs, @scores, @catches)',
+  fresh: `UPDATE search_meta SET value = 'fresh' WHERE name = 'impacts';
+    UPDATE search_meta SET value = value + 1 WHERE name = 'generation';`,
 } as const;
 
 /** Tokens as the index makes them, through a one-row FTS5 table per connection (impact-lists.mjs, stemsOf). */
@@ -166,23 +177,16 @@ const STEMMER = {
 
 const SEARCH = {
   exact: EXACT_SEARCH,
-  state: `SELECT value FROM search_meta WHERE name = 'impacts'`,
+  state: `SELECT name, value FROM search_meta WHERE name IN ('impacts', 'generation', 'validity')`,
   list: `SELECT catch_rows AS catchRows, catch_complete AS catchComplete, body_complete AS bodyComplete
     FROM search_impact_terms WHERE term = @term`,
   walk: `
     SELECT p.doc FROM search_impacts p CROSS JOIN search_docs d ON d.doc = p.doc
     WHERE p.term = @term AND p.pos <= @through AND ${FILTERS}
     ORDER BY p.pos LIMIT @limit`,
-  listRows: 'SELECT doc, score FROM search_impacts WHERE term = @term AND pos > @after AND pos <= @through ORDER BY pos LIMIT @depth',
-  rankFiltered: `
-    SELECT d.doc FROM json_each(@candidates) c CROSS JOIN search_docs d ON d.doc = json_extract(c.value, '$[0]')
-    WHERE ${FILTERS}
-    ORDER BY json_extract(c.value, '$[1]'), d.jurisdiction, d.corpus, d.key, d.id LIMIT @limit`,
-  passing: `SELECT d.doc FROM json_each(@docs) c CROSS JOIN search_docs d ON d.doc = c.value WHERE ${FILTERS}`,
-  // The CASTs are needed: better-sqlite3 binds a JavaScript number as REAL, and FTS5 (3.53.2) then drops its
-  // `rowid =` constraint altogether and answers every match (found by test/contract/sqlite-impact-lists.test.ts).
-  score: `SELECT ${BM25} AS score FROM search_fts WHERE search_fts MATCH @all AND rowid = CAST(@doc AS INTEGER)`,
-  inCatchline: 'SELECT 1 AS yes FROM search_fts WHERE search_fts MATCH @catchline AND rowid = CAST(@doc AS INTEGER)',
+  postingsGet: 'SELECT docs, scores, catches FROM search_postings WHERE term = @term',
+  versions: 'SELECT doc, jurisdiction, corpus, valid_from, valid_to FROM search_docs ORDER BY jurisdiction, corpus, key, id',
+  lastDoc: 'SELECT coalesce(max(doc), 0) FROM search_docs',
   hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
     WHERE search_fts MATCH @all AND search_fts.rowid = CAST(@doc AS INTEGER)`,
   ...STEMMER,
@@ -230,6 +234,8 @@ export interface ImpactListOptions {
   minDocs: number;
   /** Versions per list. */
   prefix: number;
+  /** Bytes of scored postings each reader thread keeps in memory, the least recently used given up past it. */
+  postingsBytes: number;
 }
 
 /**
@@ -238,9 +244,9 @@ export interface ImpactListOptions {
  * readers turn into 10 ms (at 5,000, the D.C. Code's `court` and `rule` had no list: docs/DECISIONS.md); 1,000 listed
  * versions a part serve a `limit` of up to 100 unless the filters keep fewer than one in ten of them.
  */
-export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 1_000, prefix: 1_000 };
+export const DEFAULT_IMPACT_LISTS: ImpactListOptions = { minDocs: 1_000, prefix: 1_000, postingsBytes: 32 * 2 ** 20 };
 
-type SearchPath = 'oneWord' | 'severalWords' | 'exact';
+type SearchPath = 'oneWord' | 'postings' | 'exact';
 
 export interface SqliteSearchIndexOptions extends SqliteWorkersOptions {
   /** false: never build nor read impact lists (every search ranks all its matches, as before issue 17's lists). */
@@ -267,8 +273,8 @@ export async function sqliteAvailable(): Promise<boolean> {
  * event loop, and a search past its budget is answered 503 while the others go on.
  */
 export class SqliteSearchIndex implements SearchIndex {
-  /** Searches answered from the impact lists (one word, several), and by the exact statement (for tests, benchmarks). */
-  readonly answeredBy: Record<SearchPath, number> = { oneWord: 0, severalWords: 0, exact: 0 };
+  /** Searches answered from an impact list, from the scored postings and by the exact statement (tests, benchmarks). */
+  readonly answeredBy: Record<SearchPath, number> = { oneWord: 0, postings: 0, exact: 0 };
 
   private constructor(
     readonly workers: SqliteWorkers,
@@ -320,7 +326,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const { rows, path } = await this.workers.call<{ rows: { hit: string; catchline: string; marked: string }[]; path: SearchPath }>(
       'searchTopK',
       SEARCH,
-      { query: params, words: this.impactLists ? match.words : [] },
+      { query: params, words: this.impactLists ? match.words : [], postingsBytes: this.impactLists ? this.impactLists.postingsBytes : 0 },
       { lane: 'reader', budget: 'request' },
     );
     this.answeredBy[path]++;
@@ -351,8 +357,8 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private async impactListsFresh(): Promise<boolean> {
-    const rows = await this.workers.writerAll<{ value: string }>(SEARCH.state);
-    return rows[0]?.value === 'fresh';
+    const rows = await this.workers.writerAll<{ name: string; value: string }>(SEARCH.state);
+    return rows.find((r) => r.name === 'impacts')?.value === 'fresh';
   }
 
   async count(): Promise<number> {
