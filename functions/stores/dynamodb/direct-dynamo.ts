@@ -73,6 +73,19 @@ function bodyText(body: unknown): string {
 const timeoutError = (ms: number) =>
   Object.assign(new Error(`the embedded DynamoDB did not answer within ${ms} ms`), { name: 'TimeoutError' });
 
+/** One call over `direct`, failed with a TimeoutError (a 503, as the SDK's request timeout is) after `timeoutMs`. */
+export async function sendWithin(direct: DirectDynamo, request: DirectRequest, timeoutMs: number): Promise<DirectAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError(timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([direct.send(request), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The SDK's request handler over a DirectDynamo: the request's target and JSON body go over the port; the answer comes
  * back as the SDK's HTTP response (status, headers, body bytes). `requestTimeoutMs` bounds each attempt, as the HTTP
@@ -89,18 +102,10 @@ export class DirectRequestHandler {
   async handle(request: SdkRequest, options: { abortSignal?: AbortSignal } = {}) {
     options.abortSignal?.throwIfAborted();
     const target = request.headers['x-amz-target'] ?? '';
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timeoutError(this.requestTimeoutMs)), this.requestTimeoutMs);
-    });
-    try {
-      const answer = await Promise.race([this.direct.send({ target, body: bodyText(request.body) }), timeout]);
-      return {
-        response: { statusCode: answer.status, reason: undefined, headers: answer.headers, body: Buffer.from(answer.body, 'utf8') },
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+    const answer = await sendWithin(this.direct, { target, body: bodyText(request.body) }, this.requestTimeoutMs);
+    return {
+      response: { statusCode: answer.status, reason: undefined, headers: answer.headers, body: Buffer.from(answer.body, 'utf8') },
+    };
   }
 
   updateHttpClientConfig(): void {}
