@@ -85,8 +85,10 @@ function binaryFromBase64(key: string, value: unknown): unknown {
   if (key === 'BS' && Array.isArray(value)) return value.map((s) => (typeof s === 'string' ? fromBase64(s) : s));
   return value;
 }
+/** A binary value's member as it can only appear outside a string (where every quote is escaped). */
+const BINARY_MEMBER = /"B":"|"BS":\[/;
 const parseAnswer = (body: string): Record<string, unknown> =>
-  body === '' ? {} : JSON.parse(body, body.includes('"B') ? binaryFromBase64 : undefined);
+  body === '' ? {} : JSON.parse(body, BINARY_MEMBER.test(body) ? binaryFromBase64 : undefined);
 
 type ExceptionClass = new (opts: { message: string; $metadata: object }) => Error;
 
