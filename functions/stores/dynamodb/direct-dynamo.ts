@@ -1,10 +1,11 @@
 /**
  * The serving process's own way to the embedded DynamoDB: each call crosses to dynalite's thread over a MessagePort
- * and is answered by dynalite's request listener there without a socket (dynalite-server.ts, directDoor). The AWS SDK
- * client keeps its whole pipeline (serialization, retries, errors, the DynamoDB JSON) and only its last hop changes:
- * DirectRequestHandler takes the place of the SDK's HTTP handler, and nothing is signed (the port is the credential;
- * other processes still come over HTTP, signed). At 32 connections this took a lookup's server CPU from 4.5–6.1 to
- * 2.6–3.0 ms on a loaded machine, all threads counted (docs/DECISIONS.md, "Local runtime").
+ * and is answered by dynalite's request listener there without a socket (dynalite-server.ts, directDoor). The item
+ * commands skip the AWS SDK's pipeline too (direct-document-client.ts); any other command keeps it, and only its last
+ * hop changes: DirectRequestHandler takes the place of the SDK's HTTP handler. Nothing is signed (the port is the
+ * credential; other processes still come over HTTP, signed). At 32 connections the port took a lookup's server CPU
+ * from 4.5–6.1 to 2.6–3.0 ms on a loaded machine, all threads counted, and skipping the pipeline to 1.0–1.1 ms
+ * (docs/DECISIONS.md, "Local runtime").
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
