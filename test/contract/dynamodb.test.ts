@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { lookupVersion } from '#law/lookup.ts';
 import { OPEN_END } from '#law/model.ts';
@@ -85,6 +86,68 @@ describe('the embedded DynamoDB (dynalite) itself', () => {
       doc.destroy();
       await serving.close();
     }
+  });
+});
+
+describe('queries with a Limit on the embedded DynamoDB (which reads only up to it)', () => {
+  it('answer each page and its LastEvaluatedKey as a read of the whole partition, forward and backward', async () => {
+    // Prepare
+    const { ops: table } = await inProcessTables();
+    const sks = ['a', 'b', 'c', 'd', 'e'];
+    for (const sk of sks) await inProcess.doc.send(new PutCommand({ TableName: table, Item: { pk: 'limit', sk, text: sk.repeat(2000) } }));
+    const pages = async (limit: number, forward: boolean) => {
+      const out: { sks: string[]; last?: string }[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await inProcess.doc.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk AND sk < :end',
+            ExpressionAttributeValues: { ':pk': 'limit', ':end': 'z' },
+            ScanIndexForward: forward,
+            Limit: limit,
+            ConsistentRead: true,
+            ...(start && { ExclusiveStartKey: start }),
+          }),
+        );
+        start = page.LastEvaluatedKey;
+        out.push({ sks: (page.Items ?? []).map((i) => i.sk as string), ...(start && { last: start.sk as string }) });
+      } while (start);
+      return out;
+    };
+
+    // Act
+    const two = await pages(2, true);
+    const oneBackward = await pages(1, false);
+    const all = await pages(5, true);
+
+    // Assess: as DynamoDB, a page that fills its Limit names its last item, even when nothing follows it
+    expect(two).toEqual([{ sks: ['a', 'b'], last: 'b' }, { sks: ['c', 'd'], last: 'd' }, { sks: ['e'] }]);
+    expect(oneBackward.map((p) => p.sks.join(''))).toEqual(['e', 'd', 'c', 'b', 'a', '']);
+    expect(oneBackward.map((p) => p.last)).toEqual(['e', 'd', 'c', 'b', 'a', undefined]);
+    expect(all).toEqual([{ sks: sks, last: 'e' }, { sks: [] }]);
+  });
+});
+
+describe("the serving process's own document client (item commands straight over the port)", () => {
+  it('carries binary values and numbers both ways, and answers a refusal with the SDK’s own exception', async () => {
+    // Prepare
+    const { ops: table } = await inProcessTables();
+    const bytes = new Uint8Array([0, 1, 2, 250, 255]);
+    const item = { pk: 'direct', sk: 'binary', b: bytes, set: new Set([Uint8Array.of(7), Uint8Array.of(8)]), n: 12.5, text: 'x"B":"y' };
+
+    // Act
+    await inProcess.doc.send(new PutCommand({ TableName: table, Item: item }));
+    const read = await inProcess.doc.send(new GetCommand({ TableName: table, Key: { pk: 'direct', sk: 'binary' }, ConsistentRead: true }));
+    const refused = await inProcess.doc
+      .send(new PutCommand({ TableName: table, Item: { pk: 'direct', sk: 'binary' }, ConditionExpression: 'attribute_not_exists(pk)' }))
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(read.Item).toEqual(item);
+    expect(read.$metadata.httpStatusCode).toBe(200);
+    expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(refused).toMatchObject({ name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } });
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#shared/errors.ts';
+import { DirectDocumentClient } from './direct-document-client.ts';
 import { type DirectDynamo, directRequestHandler } from './direct-dynamo.ts';
 import type { LocalCredentials } from './signature-check.ts';
 
@@ -86,7 +87,10 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
   // copies from the environment (AWS's telemetry and recursion detection): without them a request costs ~14 % less
   // CPU, both threads counted (bench, 2026-11-24).
   if (options.endpoint) for (const name of LOCAL_UNUSED_MIDDLEWARE) client.middlewareStack.remove(name);
-  if (direct) client.middlewareStack.remove('httpSigningMiddleware');
+  if (direct) {
+    client.middlewareStack.remove('httpSigningMiddleware');
+    return new DirectDocumentClient(client, direct, requestHandler.requestTimeout);
+  }
   return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -1,10 +1,11 @@
 /**
  * The serving process's own way to the embedded DynamoDB: each call crosses to dynalite's thread over a MessagePort
- * and is answered by dynalite's request listener there without a socket (dynalite-server.ts, directDoor). The AWS SDK
- * client keeps its whole pipeline (serialization, retries, errors, the DynamoDB JSON) and only its last hop changes:
- * DirectRequestHandler takes the place of the SDK's HTTP handler, and nothing is signed (the port is the credential;
- * other processes still come over HTTP, signed). At 32 connections this took a lookup's server CPU from 4.5–6.1 to
- * 2.6–3.0 ms on a loaded machine, all threads counted (docs/DECISIONS.md, "Local runtime").
+ * and is answered by dynalite's request listener there without a socket (dynalite-server.ts, directDoor). The item
+ * commands skip the AWS SDK's pipeline too (direct-document-client.ts); any other command keeps it, and only its last
+ * hop changes: DirectRequestHandler takes the place of the SDK's HTTP handler. Nothing is signed (the port is the
+ * credential; other processes still come over HTTP, signed). At 32 connections the port took a lookup's server CPU
+ * from 4.5–6.1 to 2.6–3.0 ms on a loaded machine, all threads counted, and skipping the pipeline to 1.0–1.1 ms
+ * (docs/DECISIONS.md, "Local runtime").
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
@@ -73,6 +74,19 @@ function bodyText(body: unknown): string {
 const timeoutError = (ms: number) =>
   Object.assign(new Error(`the embedded DynamoDB did not answer within ${ms} ms`), { name: 'TimeoutError' });
 
+/** One call over `direct`, failed with a TimeoutError (a 503, as the SDK's request timeout is) after `timeoutMs`. */
+export async function sendWithin(direct: DirectDynamo, request: DirectRequest, timeoutMs: number): Promise<DirectAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError(timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([direct.send(request), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The SDK's request handler over a DirectDynamo: the request's target and JSON body go over the port; the answer comes
  * back as the SDK's HTTP response (status, headers, body bytes). `requestTimeoutMs` bounds each attempt, as the HTTP
@@ -89,18 +103,10 @@ export class DirectRequestHandler {
   async handle(request: SdkRequest, options: { abortSignal?: AbortSignal } = {}) {
     options.abortSignal?.throwIfAborted();
     const target = request.headers['x-amz-target'] ?? '';
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timeoutError(this.requestTimeoutMs)), this.requestTimeoutMs);
-    });
-    try {
-      const answer = await Promise.race([this.direct.send({ target, body: bodyText(request.body) }), timeout]);
-      return {
-        response: { statusCode: answer.status, reason: undefined, headers: answer.headers, body: Buffer.from(answer.body, 'utf8') },
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+    const answer = await sendWithin(this.direct, { target, body: bodyText(request.body) }, this.requestTimeoutMs);
+    return {
+      response: { statusCode: answer.status, reason: undefined, headers: answer.headers, body: Buffer.from(answer.body, 'utf8') },
+    };
   }
 
   updateHttpClientConfig(): void {}
