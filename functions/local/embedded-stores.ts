@@ -9,6 +9,7 @@ import { CachingSearchIndex } from '#stores/cache/search-index.ts';
 import { CachingVersionStore } from '#stores/cache/version-store.ts';
 import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient, type LocalDynamoAccess } from '#stores/dynamodb/client.ts';
+import { createDirectDocumentClient } from '#stores/dynamodb/direct-document-client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
 import { DynamoMeterStore } from '#stores/dynamodb/meter-store.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
@@ -72,7 +73,7 @@ export interface EmbeddedStores {
 export async function openEmbeddedStores(dataDir: string | null, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const threads = await (options.threads ?? startStoreThreads(dataDir, options));
   const { dynalite, tracker, pglite, sqlite, timeouts } = threads;
-  const doc = createDocumentClient({ ...dynalite.access, direct: dynalite.direct });
+  const doc = createDirectDocumentClient({ ...dynalite.access, direct: dynalite.direct });
   const sql = pgliteClient(pglite, { timeouts });
   // The replica's own client on the same instance, so that its failures are reported as caselaw_unavailable.
   const caselawSql = pgliteClient(pglite, { store: 'caselaw', timeouts });
@@ -130,7 +131,7 @@ export async function openEmbeddedAccountStore(
 ): Promise<{ store: AccountStore; meters: MeterStore; close(): Promise<void> }> {
   if (!running) await makeDataDirPrivate(dataDir);
   const dynalite = running ? null : await openDynamo(dataDir);
-  const doc = createDocumentClient(running ?? { ...dynalite!.access, direct: dynalite!.direct });
+  const doc = running ? createDocumentClient(running) : createDirectDocumentClient({ ...dynalite!.access, direct: dynalite!.direct });
   await ensureTables(doc, LOCAL_TABLES);
   return {
     store: new DynamoAccountStore(doc, LOCAL_TABLES.accounts),

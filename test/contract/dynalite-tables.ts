@@ -2,6 +2,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { createDocumentClient, type LocalDynamoAccess } from '#stores/dynamodb/client.ts';
+import { createDirectDocumentClient } from '#stores/dynamodb/direct-document-client.ts';
 import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { ensureTables, type TableNames, tableNames } from '#stores/dynamodb/tables.ts';
 
@@ -13,14 +14,16 @@ export interface DynaliteTables {
   fresh(): Promise<TableNames>;
 }
 
-/** `direct`: the client takes the in-process way (over a MessagePort, unsigned) instead of signed HTTP. */
+/** `direct`: the client takes the in-process way (item commands over a MessagePort, unsigned) instead of signed HTTP. */
 export function useDynaliteTables(prefix: string, options: { direct?: boolean } = {}): DynaliteTables {
   let dynalite: RunningDynalite | undefined;
   let client: DynamoDBDocumentClient | undefined;
   let count = 0;
   beforeAll(async () => {
     dynalite = await startDynalite();
-    client = createDocumentClient(options.direct ? { ...dynalite.access, direct: dynalite.direct } : dynalite.access);
+    client = options.direct
+      ? createDirectDocumentClient({ ...dynalite.access, direct: dynalite.direct })
+      : createDocumentClient(dynalite.access);
   });
   afterAll(async () => {
     client?.destroy();

@@ -11,7 +11,6 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#shared/errors.ts';
-import { DirectDocumentClient } from './direct-document-client.ts';
 import { type DirectDynamo, directRequestHandler } from './direct-dynamo.ts';
 import type { LocalCredentials } from './signature-check.ts';
 
@@ -56,7 +55,19 @@ const AWS_REQUEST_PATH = { timeouts: { connectionTimeout: 1_000, requestTimeout:
 
 const LOCAL_UNUSED_MIDDLEWARE = ['getUserAgentMiddleware', 'recursionDetectionMiddleware'];
 
+/** The document client of a DynamoDB: AWS's, or a local one over HTTP (signed) or over this process's port (direct). */
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
+  const { client } = createDynamoClient(options);
+  return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+/**
+ * The low-level client under a document client, and its request timeout. This process's embedded DynamoDB wraps it in
+ * direct-document-client.ts instead (local only: that module holds every exception class of the SDK).
+ */
+export function createDynamoClient(options: DynamoClientOptions = {}): { client: DynamoDBClient; requestTimeout: number } {
   const requestPath = !options.endpoint && options.bound === 'request-path';
   const timeouts = options.endpoint ? LOCAL_TIMEOUTS : requestPath ? AWS_REQUEST_PATH.timeouts : AWS_TIMEOUTS;
   // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes.
@@ -87,13 +98,8 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
   // copies from the environment (AWS's telemetry and recursion detection): without them a request costs ~14 % less
   // CPU, both threads counted (bench, 2026-11-24).
   if (options.endpoint) for (const name of LOCAL_UNUSED_MIDDLEWARE) client.middlewareStack.remove(name);
-  if (direct) {
-    client.middlewareStack.remove('httpSigningMiddleware');
-    return new DirectDocumentClient(client, direct, requestHandler.requestTimeout);
-  }
-  return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  if (direct) client.middlewareStack.remove('httpSigningMiddleware');
+  return { client, requestTimeout: requestHandler.requestTimeout };
 }
 
 const CONNECTION_CODES = new Set([

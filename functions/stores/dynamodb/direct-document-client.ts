@@ -21,6 +21,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { createDynamoClient, type InProcessDynamoAccess } from './client.ts';
 import { type DirectDynamo, sendWithin } from './direct-dynamo.ts';
 import type { DirectAnswer } from './dynalite-server.ts';
 
@@ -137,4 +138,10 @@ export class DirectDocumentClient extends DynamoDBDocumentClient {
       $metadata: { httpStatusCode: 200, requestId: answer.headers['x-amzn-requestid'], attempts: 1, totalRetryDelay: 0 },
     };
   }
+}
+
+/** The document client of this process's embedded DynamoDB (its item commands over the port, the rest through the SDK). */
+export function createDirectDocumentClient(access: InProcessDynamoAccess): DirectDocumentClient {
+  const { client, requestTimeout } = createDynamoClient(access);
+  return new DirectDocumentClient(client, access.direct, requestTimeout);
 }
