@@ -9,9 +9,10 @@ export const NUMBER = /^\d[0-9A-Za-z]*(?:[.:\-\u2011\u2013\u2014][0-9A-Za-z]+)*/
 /** A dash between two digits, as printed for a section number's hyphen (`§ 39–13–101`, `§ 39—13—101`). */
 const DIGIT_DASH = /(?<=\d)[\u2011\u2013\u2014](?=\d)/g;
 
+const DASH = /[\u2011\u2013\u2014]/;
+
 /** Dashes between digits read as the hyphens they stand for; one code unit each, so offsets do not move. */
-export const hyphenated = (text: string): string =>
-  text.includes('\u2013') || text.includes('\u2014') || text.includes('\u2011') ? text.replace(DIGIT_DASH, '-') : text;
+export const hyphenated = (text: string): string => (DASH.test(text) ? text.replace(DIGIT_DASH, '-') : text);
 /** Subdivisions glued to the number: `(a)(7)`. */
 export const PINPOINT_AT = /^(?:\([0-9A-Za-z]{1,4}\))+/;
 const LIST_GAP = /^(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)/;

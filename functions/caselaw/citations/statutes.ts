@@ -184,9 +184,10 @@ function fromMatch(text: string, at: number, matched: string, collection: Collec
     return -1;
   let end = at + matched.replace(/[.,:;\-\u2013]+$/, '').length;
   const note = NOTE.exec(text.slice(end, end + 8));
-  const span = text.slice(at, end);
+  // As the grammar read it: dashes between digits already hyphens (findStatuteCitations).
+  const span = matched.slice(0, end - at);
   if (!PLURAL_SIGN.test(span.slice(0, splitAtSign(span)?.numberAt ?? 0))) {
-    const key = collection.parsePrinted(hyphenated(span));
+    const key = collection.parsePrinted(span);
     if (!key) return -1;
     if (note) end += note[0].length;
     end = pastEtSeq(text, end);
