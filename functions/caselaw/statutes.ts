@@ -5,6 +5,7 @@
  */
 import type { LookupAnswer, LookupParams } from '#law/lookup.ts';
 import type { Corpus } from '#law/model.ts';
+import { forEachBounded } from '#shared/bounded.ts';
 import { AppError } from '#shared/errors.ts';
 import { type FoundStatute, findStatuteCitations } from './citations/statutes.ts';
 import { codePointLength, codePointOffsets } from './code-points.ts';
@@ -65,9 +66,24 @@ export function splitStatutes(request: ResolutionRequest): { statutes: ParsedSta
   return { statutes, cases: { citations: cases } };
 }
 
-/** What the lookup is asked: the collection's display of the key with its pinpoint, or the code as printed. */
+/**
+ * What the lookup is asked: the collection's display of the key with its pinpoint, or a code's name and section
+ * (a `§§` list prints the name once: its later sections are bare numbers).
+ */
 const asked = (s: ParsedStatute): { citation: string; corpus?: Corpus } =>
-  s.collection === null ? { citation: s.text } : { citation: s.normalized, corpus: s.corpus };
+  s.collection === null ? { citation: s.normalized } : { citation: s.normalized, corpus: s.corpus };
+
+/**
+ * Lookups of one request in flight at once: enough to overlap the store's latency, few enough that a request of 250
+ * statute citations does not take the store's connections (or a Lambda's sockets) for itself.
+ */
+export const STATUTE_LOOKUPS_IN_FLIGHT = 8;
+
+const UNAVAILABLE: StatuteMiss = {
+  code: 'statutes_unavailable',
+  message: 'The law corpus store is not configured on this deployment.',
+  details: {},
+};
 
 /** Each citation's version in force on `asOf`, or the lookup's 404; one lookup per distinct citation. */
 export async function resolveStatutes(
@@ -75,31 +91,29 @@ export async function resolveStatutes(
   parsed: readonly ParsedStatute[],
   asOf: string,
 ): Promise<ResolvedStatute[]> {
-  const answers = new Map<string, Promise<LookupAnswer | StatuteMiss>>();
-  const answerOf = (s: ParsedStatute): Promise<LookupAnswer | StatuteMiss> => {
+  const idOf = (s: ParsedStatute): string => {
     const q = asked(s);
-    const id = `${s.jurisdiction}|${q.corpus ?? ''}|${q.citation}`;
-    let answer = answers.get(id);
-    if (!answer) {
-      answer = lookup
-        ? lookup({ jurisdiction: s.jurisdiction, asOf, ...q }).catch((err: unknown) => {
-            if (err instanceof AppError && MISSES.has(err.code)) {
-              return { code: err.code as StatuteMiss['code'], message: err.message, details: err.details };
-            }
-            throw err;
-          })
-        : Promise.resolve({
-            code: 'statutes_unavailable' as const,
-            message: 'The law corpus store is not configured on this deployment.',
-            details: {},
-          });
-      answers.set(id, answer);
-    }
-    return answer;
+    return `${s.jurisdiction}|${q.corpus ?? ''}|${q.citation}`;
   };
-  const outcomes = await Promise.all(parsed.map(answerOf));
-  return parsed.map((p, i) => {
-    const outcome = outcomes[i]!;
+  const distinct = new Map<string, ParsedStatute>();
+  for (const s of parsed) if (!distinct.has(idOf(s))) distinct.set(idOf(s), s);
+  const outcomes = new Map<string, LookupAnswer | StatuteMiss>();
+  await forEachBounded([...distinct], STATUTE_LOOKUPS_IN_FLIGHT, async ([id, s]) => {
+    outcomes.set(id, lookup ? await lookUp(lookup, s, asOf) : UNAVAILABLE);
+  });
+  return parsed.map((p) => {
+    const outcome = outcomes.get(idOf(p))!;
     return 'code' in outcome ? { parsed: p, asOf, answer: null, miss: outcome } : { parsed: p, asOf, answer: outcome, miss: null };
   });
+}
+
+async function lookUp(lookup: LawLookup, s: ParsedStatute, asOf: string): Promise<LookupAnswer | StatuteMiss> {
+  try {
+    return await lookup({ jurisdiction: s.jurisdiction, asOf, ...asked(s) });
+  } catch (err) {
+    if (err instanceof AppError && MISSES.has(err.code)) {
+      return { code: err.code as StatuteMiss['code'], message: err.message, details: err.details };
+    }
+    throw err;
+  }
 }

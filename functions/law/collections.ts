@@ -89,7 +89,7 @@ const usc: Collection = {
 const DC_KEY = /^(\d+[A-Za-z]?)(?:-|:(?=\d+[A-Za-z]?-))(\d+[0-9A-Za-z.:-]*)$/;
 const DC_TITLE = /^(\d+[A-Za-z]?)[-:]/;
 const DC_PRINTED = [
-  /^D\.?\s?C\.?\s+(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*[-:]\s*\d+[0-9A-Za-z.:-]*)(?:\s*\(.*)?$/i,
+  /^D\.?\s?C\.?(?:\s+|(?<=\.))(?:Official\s+)?Code(?:\s+Ann\.?)?\s*(?:§§?|sec\.?|section)?\s*(\d+[A-Za-z]?\s*[-:]\s*\d+[0-9A-Za-z.:-]*)(?:\s*\(.*)?$/i,
 ];
 const dcCode: Collection = {
   id: 'dc-code',

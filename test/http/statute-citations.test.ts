@@ -96,6 +96,18 @@ describe('POST /law/citations/lookup: statute citations', () => {
     ]);
   });
 
+  it('answers each section of a § list, and a code cited by its acronym, of codes not carried with not_carried', async () => {
+    const list = REAL_STATUTE_SENTENCES.find((s) => s.id === '2741328')!.text;
+    const acronym = REAL_STATUTE_SENTENCES.find((s) => s.id === '1757896')!.text;
+    const r = await lookup({ text: `${list} ${acronym}`, asOf: '2020-01-01' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.statutes.map((s: any) => [s.citation, s.jurisdiction, s.normalized_citation, s.status, s.error.code])).toEqual([
+      ['W. Va. Code §§ 61-8B-1(6)', 'wv', 'W. Va. Code § 61-8B-1(6)', 404, 'not_carried'],
+      ['61-8B-9(a)', 'wv', 'W. Va. Code § 61-8B-9(a)', 404, 'not_carried'],
+      ['KRS 160.290(2)', 'ky', 'Ky. Rev. Stat. Ann. § 160.290(2)', 404, 'not_carried'],
+    ]);
+  });
+
   it('answers a title that is not carried with the lookup’s no_edition_on_file, naming the title', async () => {
     const sentence = REAL_STATUTE_SENTENCES.find((s) => s.id === '931093')!.text;
     const r = await lookup({ text: sentence });
@@ -147,6 +159,22 @@ describe('POST /law/citations/lookup: statute citations', () => {
     expect(again.body.results).toHaveLength(200);
     expect(again.body.statutes).toHaveLength(50);
     expect(dayLeft(at.headers) - dayLeft(again.headers)).toBe(250);
+  });
+
+  it('answers a request of 250 distinct statute citations, each as its own lookup would, and bills 250 units once', async () => {
+    // Sections 1 to 8 of Title 1 are carried; the sections of Title 28 are not: 250 lookups, run a few at a time.
+    const printed = Array.from({ length: 250 }, (_, i) => (i < 8 ? `1 U.S.C. § ${i + 1}` : `28 U.S.C. § ${i + 1}`));
+    const key = fixture().keys.pool[12]!;
+    const first = await lookup({ text: `See ${printed.join('; ')}.`, asOf: '2019-03-01' }, key);
+    const second = await lookup({ text: `See ${printed.join('; ')}.`, asOf: '2019-03-01' }, key);
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.results).toEqual([]);
+    expect(second.body.statutes.map((s: any) => s.citation)).toEqual(printed);
+    expect(second.body.statutes.slice(0, 8).map((s: any) => [s.key, s.status, s.result.citation.key])).toEqual(
+      printed.slice(0, 8).map((_, i) => [`1-${i + 1}`, 200, `1-${i + 1}`]),
+    );
+    for (const s of second.body.statutes.slice(8)) expect(s).toMatchObject({ status: 404, error: { code: 'no_edition_on_file' } });
+    expect(dayLeft(first.headers) - dayLeft(second.headers)).toBe(250);
   });
 
   it.each([['2019-02-30'], ['2019-3-1'], ['yesterday'], ['']])('refuses asOf %j with bad_as_of, billing nothing', async (asOf) => {

@@ -86,4 +86,73 @@ export const REAL_STATUTE_SENTENCES: readonly RealStatuteSentence[] = [
     text: "Jordan and MacKay were terminated for violating the Massachusetts' Criminal Offender Records Information (CORI) statute, G.L. c. 6, § 172, and for making obscene and inappropriate comments",
     expected: [{ printed: 'G.L. c. 6, § 172', jurisdiction: 'ma', key: null }],
   },
+  {
+    id: '1005816',
+    form: 'U.S.C.A. (an annotated edition: the Code’s key)',
+    text: 'PER CURIAM: Mermann Kellam appeals the district court’s order denying relief on his 42 U.S.C.A. § 1983 (West Supp. 2000) complaint.',
+    expected: [{ printed: '42 U.S.C.A. § 1983', jurisdiction: 'us', key: '42-1983' }],
+  },
+  {
+    id: '3155592',
+    form: '§ without a space',
+    text: 'As a result, the Township and Borough created a danger that deprived Plaintiff of his substantive due process rights in violation of 42 U.S.C. §1983 and the Fourteenth Amendment.',
+    expected: [{ printed: '42 U.S.C. §1983', jurisdiction: 'us', key: '42-1983' }],
+  },
+  {
+    id: '1010963',
+    form: 'subsections (kept out of the key)',
+    text: 'A certificate of appealability will not issue for claims addressed by a district court on the merits absent “a substantial showing of the denial of a constitutional right.” 28 U.S.C. § 2253(c)(2) (2000).',
+    expected: [{ printed: '28 U.S.C. § 2253(c)(2)', jurisdiction: 'us', key: '28-2253', pinpoint: '(c)(2)' }],
+  },
+  {
+    id: '1375537',
+    form: 'et seq.',
+    text: 'This is an action under the Truth-in-Lending Act, 15 U.S.C. § 1601 et seq., in which plaintiff alleges that defendant National Permanent Federal Savings and Loan Association (Bank) failed',
+    expected: [{ printed: '15 U.S.C. § 1601 et seq.', jurisdiction: 'us', key: '15-1601' }],
+  },
+  {
+    id: '1626567',
+    form: '§§ list, D.C.Code without a space',
+    text: "If the agency Director affirms a suspension or revocation of a driver's license, the driver may seek review in the District of Columbia Court of Appeals pursuant to the District of Columbia Administrative Procedure Act. D.C.Code §§ 1-1510, 40-635.",
+    expected: [
+      { printed: 'D.C.Code §§ 1-1510', jurisdiction: 'dc', key: '1-1510' },
+      { printed: '40-635', jurisdiction: 'dc', key: '40-635' },
+    ],
+  },
+  {
+    id: '1222718',
+    form: 'state code without § (not carried)',
+    text: 'Pursuant to RCW 49.60.250 and the italicized language "or to take such other action," the Legislature granted the Commission',
+    expected: [{ printed: 'RCW 49.60.250', jurisdiction: 'wa', key: null }],
+  },
+  {
+    id: '1757896',
+    form: 'state code without § (not carried)',
+    text: 'We believe, while the School Board may set reasonable standards for teacher activity, Policy G25.000 is inappropriate. See KRS 160.290(2) and McCoy v. Weinberger, 386 F. Supp. 504 (W.D.Ky.1974).',
+    expected: [{ printed: 'KRS 160.290(2)', jurisdiction: 'ky', key: null, pinpoint: '(2)' }],
+  },
+  {
+    id: '2082629',
+    form: 'state code without § (not carried)',
+    text: '(See 755 ILCS 5/1-2.11 (West 1992).)',
+    expected: [{ printed: '755 ILCS 5/1-2.11', jurisdiction: 'il', key: null }],
+  },
+  {
+    id: '2741328',
+    form: '§§ list of a code not carried',
+    text: 'The testimony at sentencing amply supported the court’s findings that Mavroudis committed the West Virginia offense of sexual abuse in the third degree, see W. Va. Code §§ 61-8B-1(6), 61-8B-9(a) (2013), and that the victim of this offense qualifies as a vulnerable victim',
+    expected: [
+      { printed: 'W. Va. Code §§ 61-8B-1(6)', jurisdiction: 'wv', key: null, pinpoint: '(6)' },
+      { printed: '61-8B-9(a)', jurisdiction: 'wv', key: null, pinpoint: '(a)' },
+    ],
+  },
+  {
+    id: '2842205',
+    form: '§§ list of a code not carried',
+    text: 'See Tex. Penal Code Ann. §§ 29.02, 29.03 (Vernon 2003).',
+    expected: [
+      { printed: 'Tex. Penal Code Ann. §§ 29.02', jurisdiction: 'tx', key: null },
+      { printed: '29.03', jurisdiction: 'tx', key: null },
+    ],
+  },
 ];

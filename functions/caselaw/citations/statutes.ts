@@ -4,9 +4,9 @@
  * that are not carried by reporters-db's law abbreviations (laws.json) before a `§` (`Mass. Gen. Laws ch. 93A, § 2`,
  * `Cal. Penal Code § 187`), so that a citation of a state we do not carry is still found and answered `not_carried`.
  *
- * The text is scanned once for what every such citation holds (a `§`, `U.S.C.`, a rule set's `R. App. P.`, `of
- * title`, …); the grammars run only on the few hundred characters around each of those, so the scan costs little
- * beside the case-citation extractor.
+ * The text is searched for what every such citation holds (a `§`, `U.S.C.`, a rule set's `R. App. P.`, a code's name,
+ * `title N`, …); the grammars run only on the hundred characters around each of those, so the search costs little
+ * beside the case-citation extractor. Dashes between digits read as hyphens (`§ 39–13–101` is `39-13-101`).
  *
  * A `§§` list or range is one citation per section number printed: `28 USC §§ 1291-1292` is 1291 (span `28 USC §§
  * 1291`) and 1292 (span `1292`); the sections between the ends of a longer range are not printed and not listed.
@@ -16,27 +16,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COLLECTIONS, type Collection } from '#law/collections.ts';
-import type { Corpus } from '#law/model.ts';
+import { BARE_CODE_WORDS, bareCodeAt, lawsBefore } from './codes-not-carried.ts';
+import type { FoundStatute } from './found-statute.ts';
 import { reportersDbDir } from './reporters.ts';
+import { hyphenated, listedNumbers, pastEtSeq, wordBefore } from './section-numbers.ts';
 
-export interface FoundStatute {
-  /** [start, end) in UTF-16 code units. */
-  start: number;
-  end: number;
-  /** As printed (`text.slice(start, end)`). */
-  text: string;
-  /** The collection's jurisdiction, or the state the code's abbreviation names (`ma`). */
-  jurisdiction: string;
-  /** The carried collection (`usc`, `dc-code`, `frap`, `tn-code`…); null for a code not carried. */
-  collection: string | null;
-  corpus: Corpus;
-  /** The collection's key (`28-1291`); null for a code not carried. */
-  key: string | null;
-  /** `(a)(7)` of `Fed. R. App. P. 32(a)(7)`; null when none. */
-  pinpoint: string | null;
-  /** The citation in the collection's display form (with the pinpoint), or reporters-db's for a code not carried. */
-  normalized: string;
-}
+export type { FoundStatute };
 
 /** A pinpoint as it runs in text: subdivisions glued to the number, `(a)(7)`; `§ 1291 (2006)` is a year, not one. */
 const PIN = String.raw`(?:\([0-9A-Za-z]{1,4}\))*`;
@@ -51,18 +36,11 @@ export function inText(pattern: RegExp): RegExp {
   return new RegExp(`${LEFT}(?:${source})`, `g${pattern.flags.replace(/[gy]/g, '')}`);
 }
 
-/**
- * What every citation the grammars read holds, near its start, by the collections whose grammars may read it: a
- * section sign (the D.C. and state codes; a code not carried), the US Code's name or `of title` (`section 1291 of
- * title 28`), a federal rule set's abbreviation or name, Tennessee's short forms. Literal alternatives only: the
- * regular-expression engine scans for them far faster than it could try the grammars at every position.
- */
-const TRIGGER =
-  /(?<sign>§)|(?<usc>U\.S\.C|USC|U\. S\. C|United States Code|U\.S\. Code|of [Tt]itle \d)|(?<rules>R\. ?(?:App|Civ|Evid|Crim|Cr\.|Bankr)|R\.(?:App|Civ|Evid|Crim|Bankr)|Rules? of (?:Appellate|Civil|Evidence|Criminal|Bankruptcy|the Supreme)|FR(?:A|C|E|Cr|B)P|F\. ?R\. ?(?:A|C|E|Cr|B)\.|Ct\. ?R|Supreme Court Rule|N\. ?D\. ?R)|(?<code>T\. ?C\. ?A|TCA|Tennessee Code|D\. ?C\. (?:Official )?Code|Miss\. Code|Mississippi Code)/g;
-const BEFORE = 80;
-const AFTER = 140;
+const BEFORE = 40;
+const AFTER = 80;
 
-type Trigger = 'sign' | 'usc' | 'rules' | 'code';
+/** The kinds of grammar a literal found in the text may start. */
+type Trigger = 'usc' | 'rules' | 'code';
 
 interface Grammar {
   collection: Collection;
@@ -74,16 +52,79 @@ const GRAMMARS: readonly Grammar[] = COLLECTIONS.flatMap((collection) =>
 );
 
 /**
- * The grammars a trigger may start. Under `§`, the codes named `… Code` (D.C., Tennessee, Mississippi): the US
- * Code's forms hold a trigger of their own (`U.S.C.`, `of title`); so do the codes' names printed without a sign
- * (`D.C. Code 22-404.05`, `T.C.A. 15-2-102`).
+ * The grammars a trigger may start: the US Code's; the rule sets'; the codes named `… Code` (D.C., Tennessee,
+ * Mississippi), printed with or without a sign (`D.C. Code 22-404.05`, `T.C.A. 15-2-102`).
  */
 const GRAMMARS_OF: Readonly<Record<Trigger, readonly Grammar[]>> = {
-  sign: GRAMMARS.filter((g) => g.collection.corpus === 'statutes' && g.collection.id !== 'usc'),
   usc: GRAMMARS.filter((g) => g.collection.id === 'usc'),
   rules: GRAMMARS.filter((g) => g.collection.corpus === 'rules'),
   code: GRAMMARS.filter((g) => g.collection.corpus === 'statutes' && g.collection.id !== 'usc'),
 };
+
+const RULE_ABBREVIATION = /^R\.\s?(?:App|Civ|Evid|Crim|Cr\.|Bankr|[ACEB]\.)/;
+const RULES_NAMED = /^Rules?\s+of\s+(?:Appellate|Civil|Evidence|Criminal|Bankruptcy|the\s+Supreme)/;
+const COURT_BEFORE = /(?:Court|Ct\.)\s?$/;
+
+/**
+ * Literals every citation a grammar reads holds near its start, each with what it starts there (null: nothing).
+ * Each is looked for with `indexOf`, one literal at a time: V8 finds a literal that starts with a capital or a `§`
+ * several times faster than one regular expression of all the alternatives tests every position (bench/citations.ts
+ * measures the finder beside the case extractor). Between them: the US Code's name (`U.S.C.`, `U.S.C.A.`,
+ * `U.S.C.S.`, `USC`, `United States Code`, `U.S. Code`), the rule sets' abbreviations and names, the codes' names
+ * and short forms. A name in lower case or spaced out (`42 u.s.c. §`, `28 U. S. C. §`) is read when a `§` follows
+ * it: lower-case literals cost as much again as all these, and the 921 real opinions of the sample print neither
+ * form without a sign.
+ */
+const LITERALS: ReadonlyArray<[string, (text: string, at: number) => Trigger | null]> = [
+  ['U.S.C', () => 'usc'],
+  ['USC', () => 'usc'],
+  ['Code', (text, at) => (/(?:States|U\.\s?S\.)\s*$/.test(text.slice(Math.max(0, at - 8), at)) ? 'usc' : 'code')],
+  ['TCA', () => 'code'],
+  ['T.C.A', () => 'code'],
+  [
+    'R.',
+    (text, at) =>
+      RULE_ABBREVIATION.test(text.slice(at, at + 8)) || COURT_BEFORE.test(text.slice(Math.max(0, at - 7), at)) ? 'rules' : null,
+  ],
+  [
+    'Rule',
+    (text, at) => (RULES_NAMED.test(text.slice(at, at + 40)) || COURT_BEFORE.test(text.slice(Math.max(0, at - 7), at)) ? 'rules' : null),
+  ],
+  ['FR', (text, at) => (/^FR(?:A|C|E|Cr|B)P/.test(text.slice(at, at + 5)) ? 'rules' : null)],
+];
+/** `section 1291 of title 28`, `Section 1343 of Title 28`: a regular expression, which V8 scans by `itle` faster than `indexOf`. */
+const OF_TITLE = /[Tt]itle\s\d/g;
+/** Before a `§`, the name of a code a grammar reads, in any case and spacing (`tenn. code ann. §`, `42 u.s.c. §`, `T. C. A. §`). */
+const USC_BEFORE_SIGN = /u\.?\s?s\.?\s?c/i;
+const CODE_BEFORE_SIGN = /code|ann|t\.?\s?c\.?\s?a/i;
+
+/** Where the grammars may start (per kind), where the signs are, and the codes cited by acronym. */
+function anchorsOf(text: string): { hits: Record<Trigger, number[]>; signs: number[]; bare: FoundStatute[] } {
+  const hits: Record<Trigger, number[]> = { usc: [], rules: [], code: [] };
+  const signs: number[] = [];
+  for (let at = text.indexOf('§'); at >= 0; at = text.indexOf('§', at + 1)) {
+    signs.push(at);
+    const before = text.slice(Math.max(0, at - 24), at);
+    if (USC_BEFORE_SIGN.test(before)) hits.usc.push(at);
+    else if (CODE_BEFORE_SIGN.test(before)) hits.code.push(at);
+  }
+  for (const [literal, triggerAt] of LITERALS) {
+    for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + 1)) {
+      const trigger = triggerAt(text, at);
+      if (trigger) hits[trigger].push(at);
+    }
+  }
+  OF_TITLE.lastIndex = 0;
+  for (let m = OF_TITLE.exec(text); m; m = OF_TITLE.exec(text)) hits.usc.push(m.index);
+  const bare: FoundStatute[] = [];
+  for (const word of BARE_CODE_WORDS) {
+    for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+      const found = bareCodeAt(text, at);
+      if (found) bare.push(found);
+    }
+  }
+  return { hits, signs, bare: bare.sort((a, b) => a.start - b.start) };
+}
 
 /** The same grammars, sticky: does another citation start here (`§§ 1291-1292, and 42 U.S.C. § 1983`)? */
 const STICKY = GRAMMARS.map((g) => new RegExp(g.pattern.source, g.pattern.flags.replace('g', 'y')));
@@ -93,12 +134,8 @@ const startsAnother = (text: string, at: number): boolean =>
     return p.test(text);
   });
 
-const NUMBER = /^\d[0-9A-Za-z]*(?:[.:\-\u2013][0-9A-Za-z]+)*/;
-const PINPOINT_AT = /^(?:\([0-9A-Za-z]{1,4}\))+/;
 const NOTE = /^\s+note\b/;
 const PLURAL_SIGN = /(?:§§|\bsecs\.?|\bsections)\s*$/i;
-const LIST_GAP = /^(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)/;
-const RANGE_GAP = /^\s*(?:to|through|thru|[\u2013\u2014]|-)\s*/;
 
 /** `1291` of a matched `28 USC §§ 1291`: the number the sign is followed by, and the head before it. */
 function splitAtSign(matched: string): { head: string; numberAt: number } | null {
@@ -147,11 +184,13 @@ function fromMatch(text: string, at: number, matched: string, collection: Collec
     return -1;
   let end = at + matched.replace(/[.,:;\-\u2013]+$/, '').length;
   const note = NOTE.exec(text.slice(end, end + 8));
-  const span = text.slice(at, end);
+  // As the grammar read it: dashes between digits already hyphens (findStatuteCitations).
+  const span = matched.slice(0, end - at);
   if (!PLURAL_SIGN.test(span.slice(0, splitAtSign(span)?.numberAt ?? 0))) {
     const key = collection.parsePrinted(span);
     if (!key) return -1;
     if (note) end += note[0].length;
+    end = pastEtSeq(text, end);
     out.push(statute(text, at, end, collection, key, pinpointIn(span)));
     return end;
   }
@@ -159,264 +198,47 @@ function fromMatch(text: string, at: number, matched: string, collection: Collec
   const sign = splitAtSign(span);
   if (!sign) return -1;
   const head = `${sign.head}§ `;
-  let i = at + sign.numberAt;
-  let first = true;
   let found = 0;
-  for (;;) {
-    const number = NUMBER.exec(text.slice(i, i + 40));
-    if (!number || (!first && startsAnother(text, i))) break;
-    let numberEnd = i + number[0].length;
-    const pin = PINPOINT_AT.exec(text.slice(numberEnd, numberEnd + 40));
-    if (pin) numberEnd += pin[0].length;
-    // `§§ 1291-1292`: a hyphen between two plain numbers is a range in the US Code (as its grammar reads it).
-    const run = collection.id === 'usc' && !pin ? /^(\d+[a-z]*)[-\u2013](\d+[a-z]*)$/i.exec(number[0]) : null;
-    const numbers: Array<[string, number, number]> = run
-      ? [
-          [run[1]!, i, i + run[1]!.length],
-          [run[2]!, i + run[1]!.length + 1, numberEnd],
-        ]
-      : [[number[0], i, numberEnd]];
-    for (const [n, from, to] of numbers) {
-      const key = collection.parsePrinted(`${head}${n}`);
-      if (!key) continue;
-      out.push(statute(text, first ? at : from, to, collection, key, pin ? pin[0] : null));
-      first = false;
-      found++;
-      end = to;
-    }
-    const rest = text.slice(numberEnd, numberEnd + 16);
-    const gap = LIST_GAP.exec(rest) ?? (run ? null : RANGE_GAP.exec(rest));
-    if (!gap || !/^\d/.test(text.slice(numberEnd + gap[0].length, numberEnd + gap[0].length + 1))) break;
-    i = numberEnd + gap[0].length;
+  for (const n of listedNumbers(text, at + sign.numberAt, collection.id === 'usc' ? uscRun : () => null, (i) => startsAnother(text, i))) {
+    const key = collection.parsePrinted(`${head}${hyphenated(n.number)}`);
+    if (!key) continue;
+    out.push(statute(text, found === 0 ? at : n.from, n.to, collection, key, n.pinpoint));
+    found++;
+    end = n.to;
   }
-  return found > 0 ? end : -1;
+  if (found === 0) return -1;
+  const last = out[out.length - 1]!;
+  last.end = pastEtSeq(text, last.end);
+  last.text = text.slice(last.start, last.end);
+  return last.end;
 }
 
-// ---- codes not carried: reporters-db's law abbreviations before a section sign ---------------------------------
-
-interface LawName {
-  /** reporters-db's own abbreviation (`Mass. Gen. Laws`). */
-  canonical: string;
-  jurisdiction: string;
-  /** `ch.` / `tit.` / `art.` before the section sign, as reporters-db's pattern has it; null when none. */
-  division: string | null;
-  /** A subject stands between the name's two parts: `Cal. <subject> Code`, `N.Y. <subject> Law`. */
-  subjectSuffix?: string;
-}
-
-/** USPS codes of the jurisdictions reporters-db names in laws.json. */
-const JURISDICTION_CODES: Readonly<Record<string, string>> = {
-  Alabama: 'al',
-  Alaska: 'ak',
-  'American Samoa': 'as',
-  Arizona: 'az',
-  Arkansas: 'ar',
-  California: 'ca',
-  'Canal Zone': 'cz',
-  Colorado: 'co',
-  Connecticut: 'ct',
-  Delaware: 'de',
-  'District of Columbia': 'dc',
-  Florida: 'fl',
-  Georgia: 'ga',
-  Guam: 'gu',
-  Hawaii: 'hi',
-  Idaho: 'id',
-  Illinois: 'il',
-  Indiana: 'in',
-  Iowa: 'ia',
-  Kansas: 'ks',
-  Kentucky: 'ky',
-  Louisiana: 'la',
-  Maine: 'me',
-  Maryland: 'md',
-  Massachusetts: 'ma',
-  Michigan: 'mi',
-  Minnesota: 'mn',
-  Mississippi: 'ms',
-  Missouri: 'mo',
-  Montana: 'mt',
-  Nebraska: 'ne',
-  Nevada: 'nv',
-  'New Hampshire': 'nh',
-  'New Jersey': 'nj',
-  'New Mexico': 'nm',
-  'New York': 'ny',
-  'North Carolina': 'nc',
-  'North Dakota': 'nd',
-  'Northern Mariana Islands': 'mp',
-  Ohio: 'oh',
-  Oklahoma: 'ok',
-  Oregon: 'or',
-  Pennsylvania: 'pa',
-  'Puerto Rico': 'pr',
-  'Rhode Island': 'ri',
-  'South Carolina': 'sc',
-  'South Dakota': 'sd',
-  Tennessee: 'tn',
-  Texas: 'tx',
-  Utah: 'ut',
-  Vermont: 'vt',
-  Virginia: 'va',
-  'Virgin Islands': 'vi',
-  Washington: 'wa',
-  'West Virginia': 'wv',
-  Wisconsin: 'wi',
-  Wyoming: 'wy',
-  'United States': 'us',
-};
-
-/**
- * Short forms courts print that reporters-db does not list (Massachusetts' own `G.L. c. 93A, § 2`, Georgia's
- * `O.C.G.A. § 16-5-1`, Arizona's `A.R.S. § 13-1105`, Colorado's `C.R.S. § 18-3-102`, North Carolina's `N.C.G.S.`).
- */
-const SHORT_FORMS: ReadonlyArray<[string, string, string, string | null]> = [
-  ['G.L.', 'Mass. Gen. Laws', 'ma', 'ch.'],
-  ['M.G.L.', 'Mass. Gen. Laws', 'ma', 'ch.'],
-  ['O.C.G.A.', 'Ga. Code Ann.', 'ga', null],
-  ['A.R.S.', 'Ariz. Rev. Stat. Ann.', 'az', null],
-  ['C.R.S.', 'Colo. Rev. Stat.', 'co', null],
-  ['N.C.G.S.', 'N.C. Gen. Stat.', 'nc', null],
-];
-
-interface RawLaw {
-  jurisdiction?: string;
-  regexes?: string[];
-  variations?: string[];
-}
-
-const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-function loadLawNames(): { names: Map<string, LawName>; subjects: LawName[]; longest: number; lastWords: Set<string> } {
-  const laws = JSON.parse(readFileSync(join(reportersDbDir(), 'laws.json'), 'utf8')) as Record<string, RawLaw[]>;
-  const names = new Map<string, LawName>();
-  const subjects: LawName[] = [];
-  for (const [key, entries] of Object.entries(laws)) {
-    for (const entry of entries) {
-      const jurisdiction = entry.jurisdiction ? JURISDICTION_CODES[entry.jurisdiction] : undefined;
-      const form = entry.regexes?.find((r) => r.includes('§'));
-      if (!jurisdiction || !form) continue;
-      const division = /\$reporter,? (ch|tit|art)\\?\.?/.exec(form)?.[1] ?? null;
-      const name: LawName = { canonical: key, jurisdiction, division: division && `${division}.` };
-      const subject = /\(\?P<reporter>(.+?) \$law_subject (.+?)\)/.exec(form);
-      if (subject) {
-        subjects.push({
-          ...name,
-          canonical: squash(subject[1]!.replace(/\\/g, '')),
-          subjectSuffix: squash(subject[2]!.replace(/\\/g, '')),
-        });
-        continue;
-      }
-      for (const text of [key, ...(entry.variations ?? [])]) if (!names.has(squash(text))) names.set(squash(text), name);
-    }
-  }
-  for (const [text, canonical, jurisdiction, division] of SHORT_FORMS) names.set(text, { canonical, jurisdiction, division });
-  const longest = Math.max(...[...names.keys()].map((n) => n.split(' ').length));
-  const lastWords = new Set([...names.keys(), ...subjects.map((s) => s.subjectSuffix!)].map((n) => n.split(' ').at(-1)!));
-  return { names, subjects, longest, lastWords };
-}
-
-let lawNames: ReturnType<typeof loadLawNames> | undefined;
-
-const DIVISION_BEFORE = /(?:^|\s)((?:ch|c|tit|art)\.?)\s*(\d+[A-Za-z]?(?:[.-]\d+[A-Za-z]?)?),?\s*$/;
-const SECTION_AFTER = /^§§?\s*(\d[0-9A-Za-z]*(?:[.:\-\u2013][0-9A-Za-z]+)*)((?:\([0-9A-Za-z]{1,4}\))*)/;
-
-/** The word that ends just before `at`, past white space and a comma. */
-function wordBefore(text: string, at: number): string {
-  let end = at;
-  while (end > 0 && (text.charCodeAt(end - 1) === 0x2c || /\s/.test(text[end - 1]!))) end--;
-  let start = end;
-  while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
-  return text.slice(start, end);
-}
-
-/** A code not carried, named before the `§` at `sign`: the citation, or null. */
-function lawBefore(text: string, sign: number): FoundStatute | null {
-  lawNames ??= loadLawNames();
-  const { names, subjects, longest, lastWords } = lawNames;
-  // Most signs follow no code's name (`under § 1983`): one word tells, before anything is sliced or split.
-  const last = wordBefore(text, sign);
-  if (!lastWords.has(last) && !/^\d/.test(last)) return null;
-  const after = SECTION_AFTER.exec(text.slice(sign, sign + 60));
-  if (!after) return null;
-  const windowStart = Math.max(0, sign - 100);
-  let before = text.slice(windowStart, sign);
-  const division = DIVISION_BEFORE.exec(before);
-  if (division) before = before.slice(0, division.index);
-  before = before.replace(/[\s,]+$/, '');
-  const tokens: string[] = [];
-  const starts: number[] = [];
-  for (const t of before.matchAll(/\S+/g)) {
-    tokens.push(t[0]);
-    starts.push(windowStart + t.index);
-  }
-  for (let k = Math.min(longest, tokens.length); k >= 1; k--) {
-    const candidate = tokens.slice(tokens.length - k).join(' ');
-    const name = names.get(candidate) ?? subjectName(subjects, tokens.slice(tokens.length - k));
-    if (!name) continue;
-    if (division && !name.division) continue;
-    let start = starts[tokens.length - k]!;
-    // `1 Pa. Cons. Stat. § 1`: a title number before the name belongs to the citation.
-    const title = /(?:^|\s)(\d+)\s+$/.exec(text.slice(Math.max(0, start - 8), start));
-    if (title) start -= title[0].length - (/^\s/.test(title[0]) ? 1 : 0);
-    const end = sign + after[0].length;
-    const divisionText = division ? `${name.division ?? division[1]} ${division[2]}, ` : '';
-    const titleText = title ? `${title[1]} ` : '';
-    const canonical = name.subjectSuffix ? candidate : name.canonical;
-    return {
-      start,
-      end,
-      text: text.slice(start, end),
-      jurisdiction: name.jurisdiction,
-      collection: null,
-      corpus: 'statutes',
-      key: null,
-      pinpoint: after[2] || null,
-      normalized: `${titleText}${canonical} ${divisionText}§ ${after[1]}${after[2] ?? ''}`,
-    };
-  }
-  return null;
-}
-
-/** `Cal. Penal Code`, `N.Y. Penal Law`, `Tex. Penal Code Ann.`: a name whose middle is a subject of one to five words. */
-function subjectName(subjects: readonly LawName[], tokens: readonly string[]): LawName | undefined {
-  const joined = tokens.join(' ');
-  return subjects.find((s) => {
-    if (!joined.startsWith(`${s.canonical} `) || !joined.endsWith(` ${s.subjectSuffix}`)) return false;
-    const middle = joined.slice(s.canonical.length + 1, joined.length - s.subjectSuffix!.length - 1).split(' ');
-    return middle.length >= 1 && middle.length <= 5 && middle.every((w) => /^(?:[A-Z][.\-'’A-Za-z]*|&)$/.test(w));
-  });
+/** `§§ 1291-1292`: a hyphen between two plain numbers is a range in the US Code (as its grammar reads it). */
+function uscRun(printed: string): [string, string] | null {
+  const run = /^(\d+[a-z]*)[-\u2013\u2014](\d+[a-z]*)$/i.exec(printed);
+  return run ? [run[1]!, run[2]!] : null;
 }
 
 // ---- the scan ----------------------------------------------------------------------------------------------------
 
 /** Every statute and court-rule citation of `text`, in order, none overlapping. */
 export function findStatuteCitations(text: string): FoundStatute[] {
+  const { hits, signs, bare } = anchorsOf(text);
   // Windows per kind of trigger, each kind's merged: a grammar scans only the windows of the triggers that may start it.
-  const windows: Record<Trigger, Array<[number, number]>> = { sign: [], usc: [], rules: [], code: [] };
-  const signs: number[] = [];
-  TRIGGER.lastIndex = 0;
-  for (let m = TRIGGER.exec(text); m; m = TRIGGER.exec(text)) {
-    const groups = m.groups!;
-    const trigger: Trigger = groups.sign ? 'sign' : groups.usc ? 'usc' : groups.rules ? 'rules' : 'code';
-    if (trigger === 'sign') {
-      signs.push(m.index);
-      // Every name a `§` grammar reads ends in `Code` or `Ann` just before the sign.
-      if (!/Code|Ann/i.test(text.slice(Math.max(0, m.index - 24), m.index))) continue;
-    }
-    let from = Math.max(0, m.index - BEFORE);
-    while (from > 0 && !/\s/.test(text[from - 1]!)) from--;
-    const to = Math.min(text.length, m.index + AFTER);
-    const list = windows[trigger];
-    const last = list[list.length - 1];
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
-    else list.push([from, to]);
-  }
-
   const candidates: Array<{ at: number; matched: string; collection: Collection }> = [];
-  for (const trigger of Object.keys(windows) as Trigger[]) {
-    for (const [from, to] of windows[trigger]) {
-      const window = text.slice(from, to);
+  for (const trigger of Object.keys(hits) as Trigger[]) {
+    const positions = hits[trigger].sort((a, b) => a - b);
+    const windows: Array<[number, number]> = [];
+    for (const at of positions) {
+      let from = Math.max(0, at - BEFORE);
+      while (from > 0 && !/\s/.test(text[from - 1]!)) from--;
+      const to = Math.min(text.length, at + AFTER);
+      const last = windows[windows.length - 1];
+      if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+      else windows.push([from, to]);
+    }
+    for (const [from, to] of windows) {
+      const window = hyphenated(text.slice(from, to));
       for (const { collection, pattern } of GRAMMARS_OF[trigger]) {
         pattern.lastIndex = 0;
         for (let m = pattern.exec(window); m; m = pattern.exec(window)) {
@@ -427,26 +249,36 @@ export function findStatuteCitations(text: string): FoundStatute[] {
     }
   }
   candidates.sort((a, b) => a.at - b.at || b.matched.length - a.matched.length);
-  const found: FoundStatute[] = [];
+  let found: FoundStatute[] = [];
   let reached = 0;
   for (const c of candidates) {
     if (c.at < reached) continue;
     const end = fromMatch(text, c.at, c.matched, c.collection, found);
     if (end > 0) reached = end;
   }
+  if (bare.length > 0) found = withoutOverlaps(found, bare);
   // `found` is in text order, and so are the signs: one pass tells which sign no citation covers.
   const laws: FoundStatute[] = [];
   let f = 0;
   for (const sign of signs) {
     while (f < found.length && found[f]!.end <= sign) f++;
     if (f < found.length && found[f]!.start <= sign) continue;
-    const law = lawBefore(text, sign);
+    const lastLaw = laws[laws.length - 1];
+    if (lastLaw && sign < lastLaw.end) continue;
+    const law = lawsBefore(text, sign, (i) => startsAnother(text, i));
     const next = found[f];
     const previous = found[f - 1];
-    const lastLaw = laws[laws.length - 1];
-    if (law && !(next && next.start < law.end) && !(previous && law.start < previous.end) && !(lastLaw && law.start < lastLaw.end)) {
-      laws.push(law);
+    const first = law[0];
+    const end = law[law.length - 1]?.end ?? 0;
+    if (first && !(next && next.start < end) && !(previous && first.start < previous.end) && !(lastLaw && first.start < lastLaw.end)) {
+      laws.push(...law);
     }
   }
   return laws.length ? [...found, ...laws].sort((a, b) => a.start - b.start) : found;
+}
+
+/** `extra` merged into `found` (both in text order), each of `extra` kept only where it overlaps none of `found`. */
+function withoutOverlaps(found: FoundStatute[], extra: FoundStatute[]): FoundStatute[] {
+  const kept = extra.filter((e) => !found.some((f) => f.start < e.end && e.start < f.end));
+  return kept.length ? [...found, ...kept].sort((a, b) => a.start - b.start) : found;
 }

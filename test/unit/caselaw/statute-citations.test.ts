@@ -53,6 +53,19 @@ describe('the forms practitioners write (issue 18)', () => {
     ['Fla. Stat. § 775.082', 'fl', null, null],
     ['O.C.G.A. § 16-5-1', 'ga', null, null],
     ['1 Pa. Cons. Stat. § 1921', 'pa', null, null],
+    // The forms of issue 18's second list; the sample's opinions print none of these, the real ones are in
+    // test/support/real-statute-citations.ts.
+    ['42 u.s.c. § 1983', 'us', '42-1983', null],
+    ['42 U.S.C.S. § 1983', 'us', '42-1983', null],
+    ['28 U. S. C. § 1254(1)', 'us', '28-1254', '(1)'],
+    ['42 U.S.C. § 1983(a)(1)', 'us', '42-1983', '(a)(1)'],
+    ['42 U.S.C. § 2000e et seq.', 'us', '42-2000e', null],
+    ['Tenn. Code Ann. § 39\u201313\u2013101', 'tn', '39-13-101', null],
+    ['Tenn. Code Ann. § 39\u201413\u2014101', 'tn', '39-13-101', null],
+    ['tenn. code ann. § 39-13-101', 'tn', '39-13-101', null],
+    ['RCW 9A.36.021', 'wa', null, null],
+    ['KRS 218A.1412', 'ky', null, null],
+    ['720 ILCS 5/12-3', 'il', null, null],
   ])('reads %s whole in a sentence', (printed, jurisdiction, key, pinpoint) => {
     const text = `As the court held, see ${printed}, the rule applies.`;
     const found = findStatuteCitations(text);
@@ -74,6 +87,28 @@ describe('the forms practitioners write (issue 18)', () => {
       ['1985', '42-1985'],
       ['1988', '42-1988'],
     ]);
+  });
+
+  it('reads every section of a § list of a code not carried, each with the code’s name', () => {
+    const text = 'The claims arise under Mass. Gen. Laws ch. 93A, §§ 2, 9 and 11, and Tex. Penal Code Ann. §§ 22.02-22.03.';
+    expect(findStatuteCitations(text).map((f) => [f.text, f.normalized])).toEqual([
+      ['Mass. Gen. Laws ch. 93A, §§ 2', 'Mass. Gen. Laws ch. 93A, § 2'],
+      ['9', 'Mass. Gen. Laws ch. 93A, § 9'],
+      ['11', 'Mass. Gen. Laws ch. 93A, § 11'],
+      // A hyphen between two decimals of one chapter is a range; between plain numbers it may be the number's own.
+      ['Tex. Penal Code Ann. §§ 22.02', 'Tex. Penal Code Ann. § 22.02'],
+      ['22.03', 'Tex. Penal Code Ann. § 22.03'],
+    ]);
+  });
+
+  it('reads the acronym codes with their publishers’ names, as the lookup is asked them', () => {
+    expect(findStatuteCitations('See RCW 9A.36.021(1)(a), KRS 218A.1412 and 720 ILCS 5/12-3(a).').map((f) => f.normalized)).toEqual([
+      'Wash. Rev. Code § 9A.36.021(1)(a)',
+      'Ky. Rev. Stat. Ann. § 218A.1412',
+      '720 Ill. Comp. Stat. 5/12-3(a)',
+    ]);
+    // Part of a word or of a longer acronym is not one.
+    expect(read('The SKRS 12 and XRCW 9 files.')).toEqual([]);
   });
 
   it('does not read a state court’s rules as the federal rule sets (CourtListener 1046941, 4091881)', () => {
