@@ -46,6 +46,16 @@ export interface FoundCitation {
   placeholder?: boolean;
 }
 
+/**
+ * Read after the text, so that the scan's look-aheads past its end find a character that starts, continues and ends
+ * nothing (U+0000, as NaN did) instead of NaN. One NaN met by a hot function makes V8 recompile it and what it calls
+ * for doubles ("out of bounds", then "not a Smi" deoptimisations): after a few hundred varied opinions the extractor
+ * ran at 40 MB/s instead of 57 on the dense text, in two runs of eight, and for good (CPU time, one process; with the
+ * padding, 52–59 in all eight). The answers are the same on the 921 real opinions and 8,400 of their prefixes, cut
+ * where a citation ends.
+ */
+const END_PADDING = '\u0000'.repeat(16);
+
 export interface Extractor {
   extract(text: string): FoundCitation[];
 }
@@ -645,7 +655,8 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   }
 
   return {
-    extract(text: string): FoundCitation[] {
+    extract(input: string): FoundCitation[] {
+      const text = input + END_PADDING;
       const found: FoundCitation[] = [];
       scanReporterCitations(text, found);
       attachContext(text, found);
