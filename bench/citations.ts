@@ -9,6 +9,8 @@
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -44,6 +46,8 @@ export interface ThroughputFigure {
   eyeciteMbPerSec: number;
   /** The baseline extractor's, in the same run, when one was given. */
   baselineMbPerSec?: number;
+  /** Ours in a process that has read nothing else (the dense text only). */
+  freshProcessMbPerSec?: number;
 }
 
 /** Accuracy and throughput on one kind of citation form. */
@@ -176,6 +180,26 @@ async function resolveFigure(runs: number): Promise<CitationResults['resolve250'
     return { runs, p50Ms: at(0.5), p90Ms: at(0.9), maxMs: times[times.length - 1]!, statuses };
   } finally {
     await closePglite(db);
+  }
+}
+
+/** Ours on `text` in a process of its own that reads nothing else, beside what the bench process reads after its accuracy runs. */
+async function freshProcessMbPerSec(text: string, minMs: number): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'asof-dense-'));
+  try {
+    const file = join(dir, 'text.txt');
+    await writeFile(file, text);
+    const script = `
+      import { readFileSync } from 'node:fs';
+      const { createExtractor } = await import('#caselaw/citations/extract.ts');
+      const { mbPerSec } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'bench', 'mb-per-sec.ts')).href)});
+      const extractor = createExtractor();
+      const text = readFileSync(${JSON.stringify(file)}, 'utf8');
+      process.stdout.write(String(mbPerSec([text], (t) => extractor.extract(t), ${minMs})));`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO });
+    return Number(stdout);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -373,6 +397,7 @@ export async function citationFigures(opts: {
     );
   }
 
+  const dense = [citationDenseText()];
   const corpora: Array<[string, string[]]> = [
     ['the 25 bundled CourtListener opinions (text of html_with_citations)', bundledAnswerKeys().map((k) => k.text)],
     [
@@ -381,7 +406,7 @@ export async function citationFigures(opts: {
         .sort()
         .map((f) => readFileSync(join(CASELAW, 'opinion-texts', f), 'utf8')),
     ],
-    ['64,000 characters, citation-dense', [citationDenseText()]],
+    ['64,000 characters, citation-dense', dense],
   ];
   const throughput: ThroughputFigure[] = [];
   const port = await eyeciteThroughput(
@@ -393,6 +418,7 @@ export async function citationFigures(opts: {
     const { found: eyeciteFound, mbPerSec: theirs } = port[i]!;
     const ours = mbPerSec(texts, extract, minMs);
     const before = baseline ? mbPerSec(texts, baseline, minMs) : undefined;
+    const fresh = texts === dense ? await freshProcessMbPerSec(dense[0]!, minMs) : undefined;
     const chars = texts.reduce((n, t) => n + t.length, 0);
     throughput.push({
       corpus,
@@ -402,13 +428,14 @@ export async function citationFigures(opts: {
       mbPerSec: ours,
       eyeciteMbPerSec: theirs,
       ...(before !== undefined && { baselineMbPerSec: before }),
+      ...(fresh !== undefined && { freshProcessMbPerSec: fresh }),
     });
     opts.log(
       `  ${corpus}: ${ours.toFixed(1)} MB/s (${found} full citations) vs eyecite port ${theirs.toFixed(3)} MB/s (${eyeciteFound}): ${(ours / theirs).toFixed(0)}×` +
         (before !== undefined ? `; baseline ${before.toFixed(1)} MB/s (${(ours / before).toFixed(2)}×)` : ''),
     );
   }
-  const statutes = statuteFigures(extract, opts.quick ? 300 : 1500, citationDenseText());
+  const statutes = statuteFigures(extract, opts.quick ? 300 : 1500, dense[0]!);
   for (const f of statutes.forms) {
     opts.log(`  statutes / ${f.form} (${f.examples}): ${pc(f.recall)} / ${pc(f.precision)}, ${f.mbPerSec.toFixed(1)} MB/s`);
   }
