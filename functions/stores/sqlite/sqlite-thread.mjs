@@ -45,7 +45,10 @@ const batch = (sql, rows) =>
 /** What a `call` may run: procedures of more than one statement, each a function of (db, prepared, sql, params). */
 const procedures = { buildImpactLists, searchTopK };
 
-parentPort.on('message', ({ id, kind, sql, params, rows, procedure }) => {
+/** A call's statements by number: each set comes once, with its number, and later calls name only the number. */
+const sqlSets = new Map();
+
+parentPort.on('message', ({ id, kind, sql, params, rows, procedure, sqlSet }) => {
   try {
     if (kind === 'close') {
       db?.close();
@@ -55,8 +58,11 @@ parentPort.on('message', ({ id, kind, sql, params, rows, procedure }) => {
     }
     if (kind === 'all') parentPort.postMessage({ id, rows: prepared(sql).all(params ?? []) });
     else if (kind === 'batch') parentPort.postMessage({ id, changes: batch(sql, rows) });
-    else if (kind === 'call') parentPort.postMessage({ id, result: procedures[procedure](db, prepared, sql, params) });
-    else if (kind === 'exec') {
+    else if (kind === 'call') {
+      if (sql !== undefined && sqlSet !== undefined) sqlSets.set(sqlSet, sql);
+      const statements = sql ?? sqlSets.get(sqlSet);
+      parentPort.postMessage({ id, result: procedures[procedure](db, prepared, statements, params) });
+    } else if (kind === 'exec') {
       db.exec(sql);
       parentPort.postMessage({ id });
     } else if (kind === 'sleep') {

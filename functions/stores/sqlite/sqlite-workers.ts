@@ -43,6 +43,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   running: { id: number; job: Job } | null;
+  /** The statement sets (see setIdOf) this thread was sent and keeps. */
+  sets: Set<number>;
   /** Removes the lane's listeners from the thread. */
   detach: () => void;
 }
@@ -64,6 +66,30 @@ export interface LaneOptions {
 }
 
 const CLOSE_ID = -1;
+
+/**
+ * A procedure's statements (a record of SQL texts, the same object on every call) go to each thread once, then by
+ * number: a search's are about 4 KB, copied over the port on every search otherwise.
+ */
+const setIds = new WeakMap<object, number>();
+let nextSetId = 0;
+function setIdOf(sql: object): number {
+  let id = setIds.get(sql);
+  if (id === undefined) {
+    id = nextSetId++;
+    setIds.set(sql, id);
+  }
+  return id;
+}
+
+/** What goes over the port: a call's statements only if the thread does not hold them yet. */
+function outgoing(slot: Slot, id: number, message: Message) {
+  if (message.kind !== 'call' || typeof message.sql !== 'object' || Array.isArray(message.sql)) return { id, ...message };
+  const sqlSet = setIdOf(message.sql);
+  if (slot.sets.has(sqlSet)) return { id, kind: message.kind, procedure: message.procedure, params: message.params, sqlSet };
+  slot.sets.add(sqlSet);
+  return { id, ...message, sqlSet };
+}
 
 /**
  * A few SQLite connections, each in a worker thread, behind one queue: a statement goes to the first idle thread, so
@@ -175,7 +201,7 @@ export class WorkerLane {
   }
 
   private adopt(worker: Worker): void {
-    const slot: Slot = { worker, running: null, detach: () => undefined };
+    const slot: Slot = { worker, running: null, sets: new Set(), detach: () => undefined };
     this.slots.push(slot);
     // A thread that ends on its own (not replaced, not closing) takes its statement with it; the lane goes on with a
     // new thread in its place.
@@ -201,7 +227,7 @@ export class WorkerLane {
           continue;
         }
         slot.running = { id: this.nextId++, job };
-        slot.worker.postMessage({ id: slot.running.id, ...job.message });
+        slot.worker.postMessage(outgoing(slot, slot.running.id, job.message));
       }
     }
   }

@@ -9,6 +9,11 @@ describe('renderSnippet', () => {
     );
   });
 
+  it('makes each run of whitespace one space and drops unbalanced markers', () => {
+    const marked = `${HIT_CLOSE} a \t\n b${HIT_OPEN} c${HIT_OPEN}\u00a0d ${HIT_CLOSE}${HIT_CLOSE}e\u3000${HIT_OPEN}f`;
+    expect(renderSnippet(marked)).toBe(' a b<b> c d </b>e <b>f</b>');
+  });
+
   it('never emits a tag other than balanced <b>…</b>, whatever the input', () => {
     fc.assert(
       fc.property(
