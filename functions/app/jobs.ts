@@ -103,10 +103,7 @@ export function assembleJobs(stores: JobStores, options: JobOptions = {}): Jobs 
     return runs;
   };
 
-  const afterIngest = async (log: Log = quiet): Promise<AfterIngest> => {
-    // An ingest run with `afterwards: false` leaves the search index's refresh (segments merged, ranking lists rebuilt:
-    // seconds on a whole jurisdiction) to here, so a fetch of many batches pays for it once, not once a batch.
-    await stores.search.refresh();
+  const stepsAfterIngest = async (log: Log): Promise<AfterIngest> => {
     const formats = after.has('formats') ? await syncFormats(log) : null;
     const refreshed = after.has('coverage') ? await coverage.refresh() : null;
     const runs = after.has('audit') ? await audit('ingest', log) : [];
@@ -118,9 +115,15 @@ export function assembleJobs(stores: JobStores, options: JobOptions = {}): Jobs 
       const reports = await runIngest({ ...stores, ...(options.leases && { leases: options.leases }) }, request, log, {
         refreshSearch: afterwards,
       });
-      return afterwards ? { reports, ...(await afterIngest(log)) } : { reports, formats: null, coverage: null, audit: null };
+      // With `afterwards`, runIngest has refreshed the search index already (when anything changed).
+      return afterwards ? { reports, ...(await stepsAfterIngest(log)) } : { reports, formats: null, coverage: null, audit: null };
     },
-    afterIngest,
+    // Ingests run with `afterwards: false` leave the search index's refresh (segments merged, ranking lists rebuilt:
+    // seconds on a whole jurisdiction) to here, so a fetch of many batches pays for it once, not once a batch.
+    async afterIngest(log = quiet) {
+      await stores.search.refresh();
+      return stepsAfterIngest(log);
+    },
     async ingestCaseLaw(paths, log = quiet) {
       const replica = stores.caselaw();
       if (!replica) throw new Error('no case-law replica is bound here');
