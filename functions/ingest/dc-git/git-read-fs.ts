@@ -35,6 +35,13 @@ export function gitReadFs(cache: object): GitReadFs {
   return fs;
 }
 
+/** What every read of a run passes isomorphic-git: the repository, the run's object cache and its read file system. */
+export const readArgs = (repo: { gitdir: string; cache: object }) => ({
+  fs: gitReadFs(repo.cache),
+  gitdir: repo.gitdir,
+  cache: repo.cache,
+});
+
 function memoizedFs(): PromiseFs {
   const stats = new Map<string, ReturnType<PromiseFs['stat']>>();
   const listings = new Map<string, Promise<string[]>>();

@@ -7,7 +7,7 @@
 import git from 'isomorphic-git';
 import { parseDcSection } from '../dc-code.ts';
 import type { SourceDocument, SourceEdition } from '../source.ts';
-import { gitReadFs } from './git-read-fs.ts';
+import { readArgs } from './git-read-fs.ts';
 import { packsIn } from './packs.ts';
 import { type Publication, publicationAt, publicationChanges, type SectionChange } from './publications.ts';
 import type { DcRepository } from './repository.ts';
@@ -54,7 +54,7 @@ async function* readSections(
 ): AsyncGenerator<SourceDocument> {
   let read = 0;
   for (const file of files) {
-    const { blob } = await git.readBlob({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid: file.blob!, cache: repo.cache });
+    const { blob } = await git.readBlob({ ...readArgs(repo), oid: file.blob! });
     const doc = parseDcSection(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('utf8'), file.path);
     // The file name is the number the Council publishes the section under; the XML's own number is the same save
     // for a few slips of the source (`<num>IV</num>` in 28-3871.xml), which the address overrules.

@@ -6,7 +6,7 @@
  * the same object is skipped unread). Commits off the line (a publication branch never merged) are not read.
  */
 import git, { type TreeEntry } from 'isomorphic-git';
-import { gitReadFs } from './git-read-fs.ts';
+import { readArgs } from './git-read-fs.ts';
 import type { DcRepository } from './repository.ts';
 import { CODE_TITLES_PATH, SECTIONS_FOLDER, sectionKeyOfFile } from './section-key.ts';
 
@@ -39,7 +39,7 @@ type Repo = Pick<DcRepository, 'gitdir' | 'cache'>;
 export async function listPublications(repo: Repo, head: string): Promise<Publication[]> {
   const line: { commit: string; subject: string }[] = [];
   for (let oid: string | undefined = head; oid; ) {
-    const { commit } = await git.readCommit({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid, cache: repo.cache });
+    const { commit } = await git.readCommit({ ...readArgs(repo), oid });
     line.push({ commit: oid, subject: commit.message.split('\n', 1)[0]!.trim() });
     oid = commit.parent[0];
   }
@@ -56,13 +56,13 @@ export async function listPublications(repo: Repo, head: string): Promise<Public
 
 /** The publication made by `commit`, with the previous one on its first-parent line. */
 export async function publicationAt(repo: Repo, commit: string): Promise<Publication> {
-  const { commit: c } = await git.readCommit({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid: commit, cache: repo.cache });
+  const { commit: c } = await git.readCommit({ ...readArgs(repo), oid: commit });
   const subject = c.message.split('\n', 1)[0]!.trim();
   const date = publicationDateOf(subject);
   if (!date) throw new Error(`commit ${commit} is not a publication (its subject '${subject}' is not a publication label)`);
   let previous: string | null = null;
   for (let oid = c.parent[0]; oid && !previous; ) {
-    const { commit: p } = await git.readCommit({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid, cache: repo.cache });
+    const { commit: p } = await git.readCommit({ ...readArgs(repo), oid });
     if (publicationDateOf(p.message.split('\n', 1)[0]!)) previous = oid;
     else oid = p.parent[0];
   }
@@ -93,7 +93,7 @@ export async function publicationChanges(repo: Repo, publication: Publication): 
 
 /** The title folders under us/dc/council/code/titles at `commit`: name → tree. */
 async function titleFolders(repo: Repo, commit: string): Promise<Map<string, string>> {
-  const { commit: c } = await git.readCommit({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid: commit, cache: repo.cache });
+  const { commit: c } = await git.readCommit({ ...readArgs(repo), oid: commit });
   let tree = c.tree;
   for (const part of CODE_TITLES_PATH.split('/')) {
     const entry = (await readTree(repo, tree)).find((e) => e.path === part && e.type === 'tree');
@@ -116,5 +116,4 @@ async function sectionFiles(repo: Repo, titleTree: string | undefined): Promise<
   return files;
 }
 
-const readTree = async (repo: Repo, oid: string): Promise<TreeEntry[]> =>
-  (await git.readTree({ fs: gitReadFs(repo.cache), gitdir: repo.gitdir, oid, cache: repo.cache })).tree;
+const readTree = async (repo: Repo, oid: string): Promise<TreeEntry[]> => (await git.readTree({ ...readArgs(repo), oid })).tree;
