@@ -70,8 +70,10 @@ export function splitStatutes(request: ResolutionRequest): { statutes: ParsedSta
  * What the lookup is asked: the collection's display of the key with its pinpoint, or a code's name and section
  * (a `§§` list prints the name once: its later sections are bare numbers).
  */
-const asked = (s: ParsedStatute): { citation: string; corpus?: Corpus } =>
-  s.collection === null ? { citation: s.normalized } : { citation: s.normalized, corpus: s.corpus };
+const asked = (s: ParsedStatute): { citation: string; corpus?: Corpus } => ({
+  citation: s.normalized,
+  ...(s.collection !== null && { corpus: s.corpus }),
+});
 
 /**
  * Lookups of one request in flight at once: enough to overlap the store's latency, few enough that a request of 250
@@ -95,14 +97,15 @@ export async function resolveStatutes(
     const q = asked(s);
     return `${s.jurisdiction}|${q.corpus ?? ''}|${q.citation}`;
   };
+  const ids = parsed.map(idOf);
   const distinct = new Map<string, ParsedStatute>();
-  for (const s of parsed) if (!distinct.has(idOf(s))) distinct.set(idOf(s), s);
+  for (const [i, s] of parsed.entries()) if (!distinct.has(ids[i]!)) distinct.set(ids[i]!, s);
   const outcomes = new Map<string, LookupAnswer | StatuteMiss>();
   await forEachBounded([...distinct], STATUTE_LOOKUPS_IN_FLIGHT, async ([id, s]) => {
     outcomes.set(id, lookup ? await lookUp(lookup, s, asOf) : UNAVAILABLE);
   });
-  return parsed.map((p) => {
-    const outcome = outcomes.get(idOf(p))!;
+  return parsed.map((p, i) => {
+    const outcome = outcomes.get(ids[i]!)!;
     return 'code' in outcome ? { parsed: p, asOf, answer: null, miss: outcome } : { parsed: p, asOf, answer: outcome, miss: null };
   });
 }
