@@ -61,8 +61,13 @@ describe('ftsQuery: keywords as FTS5 match expressions', () => {
       all: '"notice" "appeal"',
       catchline: '{catchline} : ("notice" "appeal")',
       words: ['notice', 'appeal'],
+      phrases: ['notice', 'appeal'],
     });
-    expect(ftsQuery('"the notice of appeal" brief')).toMatchObject({ all: '"brief" "notice of appeal"', words: [] });
+    expect(ftsQuery('"the notice of appeal" brief')).toMatchObject({
+      all: '"brief" "notice of appeal"',
+      words: [],
+      phrases: ['brief', 'notice of appeal'],
+    });
     expect(ftsQuery('"the notice" brief')).toMatchObject({ all: '"brief" "notice"', words: ['brief', 'notice'] });
   });
 

@@ -36,6 +36,8 @@ export interface FtsQuery {
   catchline: string;
   /** The distinct terms as one word each (a phrase of one word is one), or none when a phrase has several. */
   words: string[];
+  /** Each term's text as FTS5 reads it inside its quotes, in the order of `all` (FTS5's phrases, for the snippets). */
+  phrases: string[];
 }
 
 /**
@@ -53,5 +55,10 @@ export function ftsQuery(q: string): FtsQuery | null {
   if (terms.size === 0) return null;
   const all = [...terms.keys()].join(' ');
   const tokens = [...terms.values()];
-  return { all, catchline: `{catchline} : (${all})`, words: tokens.every((t) => t.length === 1) ? tokens.flat() : [] };
+  return {
+    all,
+    catchline: `{catchline} : (${all})`,
+    words: tokens.every((t) => t.length === 1) ? tokens.flat() : [],
+    phrases: tokens.map((t) => t.join(' ')),
+  };
 }

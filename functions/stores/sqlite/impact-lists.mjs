@@ -3,7 +3,11 @@
 // Plain JavaScript for the reason sqlite-thread.mjs gives; every statement is written on the TypeScript side and
 // arrives in `sql`.
 
+import { fts5Snippet, phraseStems } from './fts5-snippet.mjs';
+import { porterStem } from './porter.mjs';
 import { postingsTopK, writePostings } from './postings.mjs';
+
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
 
 const stemmerReady = new WeakSet();
 
@@ -82,17 +86,41 @@ function citationRanks(prepared, sql) {
  */
 export function searchTopK(db, prepared, sql, params) {
   return db.transaction(() => {
-    const { query, words } = params;
+    const { query, words, phrases, snippet } = params;
     const state = words.length > 0 ? Object.fromEntries(prepared(sql.state).raw().all()) : null;
     const listed = state?.impacts === 'fresh' ? listedDocs(db, prepared, sql, params, state) : null;
-    if (!listed) return { rows: prepared(sql.exact).all(query), path: 'exact' };
-    const hit = prepared(sql.hit);
-    return { rows: listed.docs.map((doc) => hit.get({ all: query.all, doc })), path: listed.path };
+    const hit = listed && prepared(sql.hit);
+    const rows = listed ? listed.docs.map((doc) => hit.get({ doc })) : prepared(sql.exact).all(query);
+    // Each hit's snippet is FTS5's snippet() of its body, computed here (fts5-snippet.mjs says why).
+    const stemOf = (token) => stemOfToken(db, prepared, sql, token);
+    const stems = phraseStems(phrases, stemOf);
+    return {
+      rows: rows.map((r) => ({ hit: r.hit, catchline: r.catchline, marked: fts5Snippet(r.body, stems, snippet, stemOf) })),
+      path: listed ? listed.path : 'exact',
+    };
   })();
 }
 
+/**
+ * Stems of words holding characters outside ASCII, as the index tokenizer makes them (null: not one token); few, so
+ * kept once read.
+ */
+const otherStems = new Map();
+const OTHER_STEMS_KEPT = 10_000;
+
+function stemOfToken(db, prepared, sql, token) {
+  let stem = otherStems.get(token);
+  if (stem === undefined) {
+    stem = stemsOf(db, prepared, sql, [token])[0];
+    if (otherStems.size >= OTHER_STEMS_KEPT) otherStems.clear();
+    otherStems.set(token, stem);
+  }
+  return stem;
+}
+
 function listedDocs(db, prepared, sql, { query, words, postingsBytes }, state) {
-  const tokens = stemsOf(db, prepared, sql, words);
+  // A word of ASCII letters and digits is one token, its porter stem (porter.mjs); SQLite stems any other.
+  const tokens = words.map((word) => (ASCII_WORD.test(word) ? porterStem(word.toLowerCase()) : stemOfToken(db, prepared, sql, word)));
   if (tokens.some((t) => t === null) || new Set(tokens).size < tokens.length) return null;
   const lists = [];
   for (const term of tokens) {

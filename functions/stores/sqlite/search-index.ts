@@ -1,6 +1,6 @@
 import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/model.ts';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
-import { renderSnippet } from '#law/snippet.ts';
+import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { ftsQuery } from './fts-query.ts';
 import { SqliteWorkers, type SqliteWorkersOptions, type WorkerLane } from './sqlite-workers.ts';
@@ -105,8 +105,11 @@ const dayNumber = (date: string): number => Number(date.replaceAll('-', ''));
 
 /** Ranking weights: catchline terms count 2.5 times body terms (PostgreSQL's A 1.0 / B 0.4). */
 const BM25 = 'bm25(search_fts, 2.5, 1.0)';
-/** Tokens of a snippet (FTS5's snippet(): one fragment around the densest matches; at most 64). */
-const SNIPPET_TOKENS = 30;
+/**
+ * A hit's snippet: what FTS5's snippet(search_fts, 1, char(1), char(2), ' … ', 30) gives (one fragment of 30 tokens
+ * around the densest matches), computed by fts5-snippet.mjs from the hit's body.
+ */
+const SNIPPET = { open: HIT_OPEN, close: HIT_CLOSE, ellipsis: ' … ', size: 30 } as const;
 
 /** The filters of a search, on `search_docs d`. */
 const FILTERS = `d.valid_from <= @asOf AND @asOf < d.valid_to
@@ -115,8 +118,8 @@ const FILTERS = `d.valid_from <= @asOf AND @asOf < d.valid_to
 /** The order of hits: a catchline holding the whole query first, then bm25 (lower is better), then the citation. */
 const ORDER = 'in_catchline DESC, score, d.jurisdiction, d.corpus, d.key, d.id';
 const IN_CATCHLINE = 'd.doc IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline)';
-/** One hit as a search returns it: its stored fields, its catchline, and a snippet marked for the query. */
-const HIT_COLUMNS = `x.hit, x.catchline, snippet(search_fts, 1, char(1), char(2), ' … ', ${SNIPPET_TOKENS}) AS marked`;
+/** One hit as a search reads it: its stored fields, its catchline, and the body its snippet is cut from (UTF-8 bytes). */
+const HIT_COLUMNS = 'x.hit, x.catchline, CAST(x.body AS BLOB) AS body';
 
 /** The `limit` best versions holding every term of @all that `filters` keep, best first (as `d`). */
 const ranked = (filters: string) => `
@@ -128,13 +131,10 @@ const ranked = (filters: string) => `
 
 /**
  * The exact search, one statement: FTS5 finds the versions holding every term, the filters cut them down, all
- * survivors are ranked, and only the `limit` best get a snippet. Its cost grows with the matches.
+ * survivors are ranked, and only the `limit` best are read whole. Its cost grows with the matches.
  */
 const EXACT_SEARCH = `
-  SELECT ${HIT_COLUMNS}
-  FROM (${ranked(FILTERS)}) d JOIN search_fts ON search_fts.rowid = d.doc JOIN search_text x ON x.doc = d.doc
-  WHERE search_fts MATCH @all
-  ORDER BY ${ORDER}`;
+  SELECT ${HIT_COLUMNS} FROM (${ranked(FILTERS)}) d JOIN search_text x ON x.doc = d.doc ORDER BY ${ORDER}`;
 
 /**
  * Impact lists: for each token held by many versions (at least `minDocs`), the first `prefix` versions whose
@@ -187,8 +187,7 @@ const SEARCH = {
   postingsGet: 'SELECT docs, scores, catches FROM search_postings WHERE term = @term',
   versions: 'SELECT doc, jurisdiction, corpus, valid_from, valid_to FROM search_docs ORDER BY jurisdiction, corpus, key, id',
   lastDoc: 'SELECT coalesce(max(doc), 0) FROM search_docs',
-  hit: `SELECT ${HIT_COLUMNS} FROM search_fts JOIN search_text x ON x.doc = search_fts.rowid
-    WHERE search_fts MATCH @all AND search_fts.rowid = CAST(@doc AS INTEGER)`,
+  hit: `SELECT ${HIT_COLUMNS} FROM search_text x WHERE x.doc = CAST(@doc AS INTEGER)`,
   ...STEMMER,
 } as const;
 
@@ -326,7 +325,13 @@ export class SqliteSearchIndex implements SearchIndex {
     const { rows, path } = await this.workers.call<{ rows: { hit: string; catchline: string; marked: string }[]; path: SearchPath }>(
       'searchTopK',
       SEARCH,
-      { query: params, words: this.impactLists ? match.words : [], postingsBytes: this.impactLists ? this.impactLists.postingsBytes : 0 },
+      {
+        query: params,
+        words: this.impactLists ? match.words : [],
+        phrases: match.phrases,
+        snippet: SNIPPET,
+        postingsBytes: this.impactLists ? this.impactLists.postingsBytes : 0,
+      },
       { lane: 'reader', budget: 'request' },
     );
     this.answeredBy[path]++;

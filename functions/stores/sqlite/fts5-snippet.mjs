@@ -1,0 +1,397 @@
+// FTS5's snippet() of one column, computed in JavaScript from the column's UTF-8 bytes: the same excerpt, marked the
+// same way, for the `porter unicode61 remove_diacritics 2` tokenizer of search_fts (search-index.ts). In SQLite the
+// function runs the tokenizer twice over the whole text (sentence starts, then the marks), with the porter stemmer on
+// every token, and a search reads each hit's row through FTS5 again to call it. Here the bytes are cut into tokens
+// once, as FTS5 cuts them, and only tokens that can be a query term are stemmed.
+// Checked against snippet() itself on real law texts (test/contract/sqlite-snippets.test.ts). Plain JavaScript for the
+// reason sqlite-thread.mjs gives.
+//
+// The algorithm is fts5_aux.c's (fts5SnippetFunction, fts5SnippetScore, fts5SentenceFinderCb, fts5HighlightCb,
+// fts5CInstIterNext), step for step where their order decides the answer; offsets are byte offsets, as there.
+
+import { Buffer } from 'node:buffer';
+import { porterStem } from './porter.mjs';
+
+/** ASCII token characters of unicode61: letters and digits (categories L* N* Co; every other ASCII byte separates). */
+const ASCII_TOKEN = new Uint8Array(128);
+for (const [from, to] of [
+  [48, 57],
+  [65, 90],
+  [97, 122],
+]) {
+  for (let c = from; c <= to; c++) ASCII_TOKEN[c] = 1;
+}
+
+const TOKEN_CHAR = /^[\p{L}\p{N}\p{Co}]$/u;
+/** sqlite3Fts5UnicodeIsdiacritic: the combining marks a token may hold (folded away, never starting one). */
+const isDiacritic = (c) => c >= 768 && c <= 817 && ((c < 800 ? 0x08029fdf >>> (c - 768) : 0x000361f8 >>> (c - 800)) & 1) === 1;
+
+const SEPARATOR = 1;
+const STARTS_TOKEN = 2;
+const IN_TOKEN = 3;
+/** What a non-ASCII code point of the BMP is to the tokenizer, read from the regex once (0: not read yet). */
+const bmpKinds = new Uint8Array(65_536);
+function kindOf(cp) {
+  if (cp < 65_536 && bmpKinds[cp] !== 0) return bmpKinds[cp];
+  const kind = TOKEN_CHAR.test(String.fromCodePoint(cp)) ? STARTS_TOKEN : isDiacritic(cp) ? IN_TOKEN : SEPARATOR;
+  if (cp < 65_536) bmpKinds[cp] = kind;
+  return kind;
+}
+
+/** Where the character read by readCharacter ends. */
+let characterEnd = 0;
+
+/** The code point of the UTF-8 character at `i` (SQLite's READ_UTF8: a stray continuation byte is itself). */
+function readCharacter(bytes, i) {
+  let c = bytes[i++];
+  if (c >= 0xc0) {
+    c &= c < 0xe0 ? 0x1f : c < 0xf0 ? 0x0f : 0x07;
+    while (i < bytes.length && (bytes[i] & 0xc0) === 0x80) c = (c << 6) + (bytes[i++] & 0x3f);
+  }
+  characterEnd = i;
+  return c;
+}
+
+/** Where the token nextToken found ends, and whether it is all ASCII. */
+let tokenEnd = 0;
+let tokenAscii = true;
+
+/** The start of the first token at or after byte `from` (its end in tokenEnd), or -1: unicode61's cut. */
+function nextToken(bytes, from) {
+  const n = bytes.length;
+  let i = from;
+  for (;;) {
+    if (i >= n) return -1;
+    const c = bytes[i];
+    if (c < 128) {
+      if (ASCII_TOKEN[c] === 1) break;
+      i++;
+    } else {
+      if (kindOf(readCharacter(bytes, i)) === STARTS_TOKEN) break;
+      i = characterEnd;
+    }
+  }
+  const start = i;
+  tokenAscii = true;
+  while (i < n) {
+    const c = bytes[i];
+    if (c < 128) {
+      if (ASCII_TOKEN[c] === 0) break;
+      i++;
+    } else {
+      if (kindOf(readCharacter(bytes, i)) === SEPARATOR) break;
+      tokenAscii = false;
+      i = characterEnd;
+    }
+  }
+  tokenEnd = i;
+  return start;
+}
+
+/**
+ * The stems of a query's phrases as FTS5 reads them (each phrase the text inside its quotes): its tokens, each folded
+ * and stemmed (`stemOf` for one holding characters outside ASCII).
+ */
+export function phraseStems(phrases, stemOf) {
+  return phrases.map((phrase) => {
+    const bytes = Buffer.from(phrase);
+    const stems = [];
+    for (let start = nextToken(bytes, 0); start >= 0; start = nextToken(bytes, tokenEnd)) {
+      const token = bytes.toString('utf8', start, tokenEnd);
+      stems.push(tokenAscii ? porterStem(token.toLowerCase()) : stemOf(token));
+    }
+    return stems;
+  });
+}
+
+/** Each token's byte offsets, reused from one call to the next (a snippet runs on one thread at a time). */
+let starts = new Int32Array(4096);
+let ends = new Int32Array(4096);
+
+/**
+ * The marked excerpt snippet(col, open, close, ellipsis, size) gives for a row whose column holds `bytes` (a Buffer of
+ * its UTF-8), for a query of `phrases` (each the stems of its tokens, in the query's order). `stemOf(token)` stems a
+ * token holding characters outside ASCII (the caller asks SQLite); a pure ASCII token is lower-cased and stemmed here.
+ * Each step is a function of its own, so that each is optimised for what it meets.
+ */
+export function fts5Snippet(bytes, phrases, options, stemOf) {
+  const terms = queryTerms(phrases);
+  const scan = tokenize(bytes, terms);
+  for (const pos of scan.other) {
+    const stem = stemOf(bytes.toString('utf8', starts[pos], ends[pos]));
+    if (stem !== null && terms.ids.has(stem)) addMatch(scan, pos, terms.ids.get(stem));
+  }
+  const found = instancesOf(terms.phraseIds, scan);
+  const lengths = phrases.map((phrase) => phrase.length);
+  const start = bestStart(found, lengths, scan, options.size);
+  return highlight(bytes, found, lengths, scan.count, start, options);
+}
+
+/** The query's distinct tokens numbered, its phrases as those numbers, and what an ASCII token must begin with. */
+function queryTerms(phrases) {
+  const ids = new Map();
+  for (const phrase of phrases) for (const token of phrase) if (token !== null && !ids.has(token)) ids.set(token, ids.size);
+  // The stem's first letters (all but its last three) begin every token that stems to it.
+  const heads = [];
+  const wantedFirst = new Uint8Array(128);
+  for (const token of ids.keys()) {
+    if (token.charCodeAt(0) >= 128) continue;
+    const head = token.slice(0, Math.max(1, token.length - 3));
+    heads.push(head);
+    wantedFirst[head.charCodeAt(0)] = 1;
+  }
+  const phraseIds = phrases.map((phrase) => phrase.map((token) => (token === null ? -1 : ids.get(token))));
+  return { ids, heads, wantedFirst, phraseIds };
+}
+
+/**
+ * One pass over the bytes, as unicode61 cuts them: every token's offsets (in `starts` and `ends`), the sentence starts
+ * (fts5SentenceFinderCb: whitespace before the token, and before that a `.` or `:`), the ASCII tokens that are query
+ * terms, and the tokens holding other characters (stemmed by the caller).
+ */
+function tokenize(bytes, { ids, heads, wantedFirst }) {
+  const sentences = [];
+  const matchPos = [];
+  const matchId = [];
+  const other = [];
+  let offsets = starts;
+  let limits = ends;
+  let count = 0;
+  const n = bytes.length;
+  let i = 0;
+  // The last byte before the token that is not whitespace, and whether whitespace came after it.
+  let lastNonSpace = 0;
+  let spaced = false;
+  while (i < n) {
+    let c = bytes[i];
+    if (c < 128) {
+      if (ASCII_TOKEN[c] === 0) {
+        if (c === 32 || c === 9 || c === 10 || c === 13) spaced = true;
+        else {
+          lastNonSpace = c;
+          spaced = false;
+        }
+        i++;
+        continue;
+      }
+    } else if (kindOf(readCharacter(bytes, i)) !== STARTS_TOKEN) {
+      lastNonSpace = c;
+      spaced = false;
+      i = characterEnd;
+      continue;
+    }
+    const start = i;
+    let ascii = true;
+    while (i < n) {
+      c = bytes[i];
+      if (c < 128) {
+        if (ASCII_TOKEN[c] === 0) break;
+        i++;
+      } else {
+        if (kindOf(readCharacter(bytes, i)) === SEPARATOR) break;
+        ascii = false;
+        i = characterEnd;
+      }
+    }
+    if (count === offsets.length) {
+      starts = offsets = grow(offsets);
+      ends = limits = grow(limits);
+    }
+    offsets[count] = start;
+    limits[count] = i;
+    if (count === 0 || (spaced && (lastNonSpace === 46 || lastNonSpace === 58))) sentences.push(count);
+    lastNonSpace = 0;
+    spaced = false;
+    if (!ascii) other.push(count);
+    else {
+      const first = bytes[start];
+      if (wantedFirst[first >= 65 && first <= 90 ? first + 32 : first] === 1 && beginsWithOne(bytes, start, i, heads)) {
+        const id = ids.get(porterStem(bytes.latin1Slice(start, i).toLowerCase()));
+        if (id !== undefined) {
+          matchPos.push(count);
+          matchId.push(id);
+        }
+      }
+    }
+    count++;
+  }
+  return { count, sentences, matchPos, matchId, other };
+}
+
+/** A query token found at `pos` among the ASCII ones, kept in position order. */
+function addMatch({ matchPos, matchId }, pos, id) {
+  let at = matchPos.length;
+  while (at > 0 && matchPos[at - 1] > pos) at--;
+  matchPos.splice(at, 0, pos);
+  matchId.splice(at, 0, id);
+}
+
+/** The phrase instances, by position and, at one position, by phrase (fts5CacheInstArray's order). */
+function instancesOf(phraseIds, { matchPos, matchId }) {
+  const idAt = new Map();
+  for (let m = 0; m < matchPos.length; m++) idAt.set(matchPos[m], matchId[m]);
+  const phrase = [];
+  const position = [];
+  for (const pos of matchPos) {
+    for (let p = 0; p < phraseIds.length; p++) {
+      const tokens = phraseIds[p];
+      if (tokens.length === 0) continue;
+      let t = 0;
+      while (t < tokens.length && idAt.get(pos + t) === tokens[t]) t++;
+      if (t === tokens.length) {
+        phrase.push(p);
+        position.push(pos);
+      }
+    }
+  }
+  return { phrase, position };
+}
+
+/**
+ * fts5SnippetFunction's choice of the first token: for each instance, the window it starts (centred on what it holds)
+ * and the window of the sentence it is in, each scored by fts5SnippetScore (1000 a phrase, 1 a repeat; a sentence's
+ * start adds 100, the text's start 120); the first best wins.
+ */
+function bestStart({ phrase, position }, lengths, { count, sentences }, size) {
+  const seen = new Uint8Array(lengths.length);
+  let adjusted = 0;
+  const score = (from) => {
+    seen.fill(0);
+    let total = 0;
+    let first = -1;
+    let last = 0;
+    for (let k = lowerBound(position, from); k < position.length && position[k] < from + size; k++) {
+      total += seen[phrase[k]] === 1 ? 1 : 1000;
+      seen[phrase[k]] = 1;
+      if (first < 0) first = position[k];
+      last = position[k] + lengths[phrase[k]];
+    }
+    adjusted = first - Math.trunc((size - (last - first)) / 2);
+    if (adjusted + size > count) adjusted = count - size;
+    if (adjusted < 0) adjusted = 0;
+    return total;
+  };
+  let best = 0;
+  let start = 0;
+  let jj = 0;
+  for (const io of position) {
+    const here = score(io);
+    if (here > best) {
+      best = here;
+      start = adjusted;
+    }
+    if (sentences.length > 0 && count > size) {
+      // The last sentence start at or before the instance (instances come in order, so the search only moves on).
+      while (jj < sentences.length - 1 && sentences[jj + 1] <= io) jj++;
+      if (sentences[jj] < io) {
+        const sentence = score(sentences[jj]) + (sentences[jj] === 0 ? 120 : 100);
+        if (sentence > best) {
+          best = sentence;
+          start = sentences[jj];
+        }
+      }
+    }
+  }
+  return start;
+}
+
+/**
+ * The excerpt of `size` tokens from `rangeStart`, marked as fts5HighlightCb marks it: each run of overlapping instances
+ * (fts5CInstIterNext) from the first at or after the range's start, an ellipsis where the text goes on.
+ */
+function highlight(bytes, { phrase, position }, lengths, count, rangeStart, { open, close, ellipsis, size }) {
+  const rangeEnd = rangeStart + size - 1;
+  let next = 0;
+  let instStart = -1;
+  let instEnd = -1;
+  const nextInstance = () => {
+    instStart = -1;
+    instEnd = -1;
+    for (; next < position.length; next++) {
+      const io = position[next];
+      const end = io - 1 + lengths[phrase[next]];
+      if (instStart < 0) {
+        instStart = io;
+        instEnd = end;
+      } else if (io <= instEnd) {
+        if (end > instEnd) instEnd = end;
+      } else break;
+    }
+  };
+  nextInstance();
+  while (instStart >= 0 && instStart < rangeStart) nextInstance();
+
+  let out = rangeStart > 0 ? ellipsis : '';
+  let copied = 0;
+  let isOpen = false;
+  for (let pos = rangeStart; pos <= rangeEnd && pos < count; pos++) {
+    const startOff = starts[pos];
+    const endOff = ends[pos];
+    if (rangeStart !== 0 && pos === rangeStart) copied = startOff;
+    if (isOpen && (pos <= instStart || instStart < 0) && startOff > copied) {
+      out += close;
+      isOpen = false;
+    }
+    if (pos === instStart && !isOpen) {
+      out += bytes.toString('utf8', copied, startOff) + open;
+      copied = startOff;
+      isOpen = true;
+    }
+    if (pos === instEnd) {
+      if (!isOpen) {
+        out += open;
+        isOpen = true;
+      }
+      out += bytes.toString('utf8', copied, endOff);
+      copied = endOff;
+      nextInstance();
+    }
+    if (pos === rangeEnd) {
+      if (isOpen) {
+        if (instStart >= 0 && pos >= instStart) {
+          out += bytes.toString('utf8', copied, endOff);
+          copied = endOff;
+        }
+        out += close;
+        isOpen = false;
+      }
+      out += bytes.toString('utf8', copied, endOff);
+      copied = endOff;
+    }
+  }
+  if (isOpen) out += close;
+  return rangeEnd >= count - 1 ? out + bytes.toString('utf8', copied) : out + ellipsis;
+}
+
+/** Whether the token `bytes[start, end)`, lower-cased, begins with one of `heads` (lower-case ASCII). */
+function beginsWithOne(bytes, start, end, heads) {
+  for (let h = 0; h < heads.length; h++) {
+    const head = heads[h];
+    if (head.length > end - start) continue;
+    let k = 0;
+    for (; k < head.length; k++) {
+      const c = bytes[start + k];
+      if ((c >= 65 && c <= 90 ? c + 32 : c) !== head.charCodeAt(k)) break;
+    }
+    if (k === head.length) return true;
+  }
+  return false;
+}
+
+function grow(array) {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+/** The first index of the ascending `values` whose value is at least `value`. */
+function lowerBound(values, value) {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
