@@ -191,10 +191,16 @@ async function similarKeys(store: VersionStore, ref: SectionRef, keys: readonly 
   const single = keys.flatMap(({ key, summary }) =>
     summary?.versions === 1 && summary.firstValidFrom ? [{ ref: { ...ref, key }, validFrom: summary.firstValidFrom }] : [],
   );
-  const fetched = single.length ? await store.getSummaries(single) : [];
+  const listed = (key: string) => store.listVersions({ ...ref, key }).then((versions) => chooseSimilar(versions, asOf));
+  // The single versions in one batch, and at the same time the lists of the others.
+  const singleKeys = new Set(single.map((s) => s.ref.key));
+  const [fetched, others] = await Promise.all([
+    single.length ? store.getSummaries(single) : [],
+    Promise.all(keys.map(({ key }) => (singleKeys.has(key) ? null : listed(key)))),
+  ]);
   const found = new Map(single.map((s, i) => [s.ref.key, fetched[i]] as const));
   const chosen = await Promise.all(
-    keys.map(async ({ key }) => found.get(key) ?? chooseSimilar(await store.listVersions({ ...ref, key }), asOf)),
+    keys.map(async ({ key }, i) => (singleKeys.has(key) ? (found.get(key) ?? (await listed(key))) : others[i])),
   );
   return chosen.flatMap((v) => (v ? [suggestion(v, 'similar-key')] : []));
 }
