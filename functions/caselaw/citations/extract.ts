@@ -18,6 +18,7 @@
  */
 import { AbbreviationTrie, isSpace, TrieMatches } from './abbreviation-trie.ts';
 import { type Abbreviation, type Edition, type ReportersDb, reportersDb } from './reporters.ts';
+import { isWhiteSpace } from './white-space.ts';
 
 export type CitationKind = 'full' | 'short' | 'law' | 'journal' | 'id' | 'supra';
 
@@ -150,18 +151,82 @@ const YEAR = /(?:^|[^\d])(1[6-9]\d\d|20\d\d)(?!\d)/g;
 const YEAR_BEFORE = /[([]((?:1[6-9]|20)\d\d)[)\]]\s*$/;
 /** What a short cite may print between `at` and the page: `24 Cal.4th at p. 1024`, `at page 5`. */
 const AT_PAGE = /^(?:pp?\.|page)\s*/;
-const ID = /(?<![\p{L}\p{N}])(?:[Ii]d\.|[Ii]bid\.)/gu;
-const SUPRA = /(?<![\p{L}\p{N}])supra(?![\p{L}\p{N}])/gu;
+/** A letter or a number of any script: what may not stand right before `id.` or around `supra`. */
+const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
 const MAX_PARENTHETICAL = 160;
 /** `Shapiro v. Thompson, …`: what follows `v.` is a party's name, even when a reporter is called the same. */
 const PARTY_BEFORE = /\bv\.\s*$/;
-const NOT_SPACE = /\S/;
-/** White space other than a lone space: what `collapseWhiteSpace` has to replace. */
-const UNCOLLAPSED = /[^\S ]| \s/;
 
-/** Every run of white space as one space; the string itself when it has none to collapse (most do not). */
+/** Where the first character that is not white space stands in `s` (`s.search(/\S/)`), read without a regular expression. */
+function firstNonSpace(s: string): number {
+  for (let i = 0; i < s.length; i++) if (!isWhiteSpace(s.charCodeAt(i))) return i;
+  return -1;
+}
+
+/**
+ * Every run of white space as one space; the string itself when it has none to collapse (most do not). The test,
+ * white space other than a lone space, is a loop rather than a regular expression: it runs on every reporter, pin and
+ * parenthetical, and a call of `RegExp.prototype.test` costs more than reading the few characters of one.
+ */
 function collapseWhiteSpace(s: string): string {
-  return UNCOLLAPSED.test(s) ? s.replace(/\s+/g, ' ') : s;
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (isWhiteSpace(code) && (code !== 0x20 || (i + 1 < s.length && isWhiteSpace(s.charCodeAt(i + 1))))) return s.replace(/\s+/g, ' ');
+  }
+  return s;
+}
+
+/** Is the code point that ends just before `at` a letter or a number (as a `u` regular expression's `(?<![\p{L}\p{N}])` reads it)? */
+function letterOrNumberBefore(text: string, at: number): boolean {
+  if (at <= 0) return false;
+  const low = text.charCodeAt(at - 1);
+  if (low < 0x80) return isLetter(low) || isDigit(low);
+  const high = at >= 2 ? text.charCodeAt(at - 2) : 0;
+  const pair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+  return LETTER_OR_NUMBER.test(pair ? text.slice(at - 2, at) : text[at - 1]!);
+}
+
+/** Is the code point that starts at `at` a letter or a number (as `(?![\p{L}\p{N}])` reads it)? */
+function letterOrNumberAt(text: string, at: number): boolean {
+  if (at >= text.length) return false;
+  const code = text.codePointAt(at)!;
+  if (code < 0x80) return isLetter(code) || isDigit(code);
+  return LETTER_OR_NUMBER.test(String.fromCodePoint(code));
+}
+
+interface FormReading {
+  end: number;
+  groups: Record<string, string | undefined>;
+  editions: Edition[];
+}
+
+/**
+ * The longest reading of `editions`' forms after the reporter that ends at `reporterEnd`, and every edition that
+ * reads it. A function of its own, not a closure made at each call: tsx (keepNames) names every such closure with a
+ * `defineProperty` call, and the extractor reads forms hundreds of times per text.
+ */
+function readForms(
+  text: string,
+  editions: readonly Edition[],
+  volume: string,
+  hasVolume: boolean,
+  reporterEnd: number,
+  glued: boolean,
+): FormReading | undefined {
+  let best: FormReading | undefined;
+  for (const edition of editions) {
+    for (const form of edition.forms) {
+      if (form.volumeRule === 'prefix' || (glued && !form.glued)) continue;
+      if (hasVolume ? form.volumeRule === 'none' || !form.before!.test(volume) : form.volumeRule === 'required') continue;
+      form.after.lastIndex = reporterEnd;
+      const m = form.after.exec(text);
+      if (!m?.groups?.page) continue;
+      const end = reporterEnd + m[0].length;
+      if (!best || end > best.end) best = { end, groups: m.groups, editions: [edition] };
+      else if (end === best.end && !best.editions.includes(edition)) best.editions.push(edition);
+    }
+  }
+  return best;
 }
 
 /** The extractor over the given tables (the shared reporters-db tables by default). */
@@ -274,24 +339,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     if (!abbreviation.hasForms) return undefined;
     const volume = text.slice(volumeStart, volumeEnd);
     const hasVolume = volumeEnd > volumeStart;
-    let best: { end: number; groups: Record<string, string | undefined>; editions: Edition[] } | undefined;
-    const read = (editions: readonly Edition[]): void => {
-      for (const edition of editions) {
-        for (const form of edition.forms) {
-          if (form.volumeRule === 'prefix' || (glued && !form.glued)) continue;
-          if (hasVolume ? form.volumeRule === 'none' || !form.before!.test(volume) : form.volumeRule === 'required') continue;
-          form.after.lastIndex = reporterEnd;
-          const m = form.after.exec(text);
-          if (!m?.groups?.page) continue;
-          const end = reporterEnd + m[0].length;
-          if (!best || end > best.end) best = { end, groups: m.groups, editions: [edition] };
-          else if (end === best.end && !best.editions.includes(edition)) best.editions.push(edition);
-        }
-      }
-    };
-    read(abbreviation.editions);
+    let best = readForms(text, abbreviation.editions, volume, hasVolume, reporterEnd, glued);
     // The editions of a variation the abbreviation shadows only where none of its own reads on.
-    if (!best && abbreviation.shadowed) read(abbreviation.shadowed);
+    if (!best && abbreviation.shadowed) best = readForms(text, abbreviation.shadowed, volume, hasVolume, reporterEnd, glued);
     if (!best) return undefined;
     const start = hasVolume ? volumeStart : reporterStart;
     const found = base(text, 'full', start, volumeEnd, reporterStart, reporterEnd, abbreviation, -1, best.end);
@@ -386,10 +436,12 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     return isLetter(after) || isDigit(after);
   }
 
+  /** Empty between calls: a probing `tryAt` pushes one citation at most, taken back at once (no `length = 0`, a slow setter). */
   const probe: FoundCitation[] = [];
   function startsCitation(text: string, at: number, orShort = false): boolean {
-    probe.length = 0;
-    return tryAt(text, at, digitsEnd(text, at), probe, true) > 0 && (probe[0]?.kind === 'full' || (orShort && probe[0]?.kind === 'short'));
+    const reached = tryAt(text, at, digitsEnd(text, at), probe, true);
+    const kind = probe.pop()?.kind;
+    return reached > 0 && (kind === 'full' || (orShort && kind === 'short'));
   }
 
   /**
@@ -583,10 +635,28 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     return -1;
   }
 
-  function scanRegex(text: string, pattern: RegExp, kind: CitationKind, out: FoundCitation[]): void {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-      out.push({ kind, start: m.index, end: m.index + m[0].length, text: m[0] });
+  /**
+   * `id.`, `Id.`, `ibid.`, `Ibid.` after no letter or number, in text order: each `d.` found by `indexOf` and read
+   * backwards, rather than a `u` regular expression with a look-behind tried at every position of the text.
+   */
+  function scanIds(text: string, out: FoundCitation[]): void {
+    for (let d = text.indexOf('d.'); d >= 0; d = text.indexOf('d.', d + 2)) {
+      const before = text.charCodeAt(d - 1);
+      if (before !== 0x49 && before !== 0x69) continue; // `I`, `i`
+      // `ibid.`: the `b` before `id.` is a letter, so `id.` alone cannot start there as well.
+      const ibid =
+        before === 0x69 && text.charCodeAt(d - 2) === 0x62 && (text.charCodeAt(d - 3) === 0x49 || text.charCodeAt(d - 3) === 0x69);
+      const start = ibid ? d - 3 : d - 1;
+      if (letterOrNumberBefore(text, start)) continue;
+      out.push({ kind: 'id', start, end: d + 2, text: text.slice(start, d + 2) });
+    }
+  }
+
+  /** `supra` standing as a word of its own, in text order. */
+  function scanSupras(text: string, out: FoundCitation[]): void {
+    for (let at = text.indexOf('supra'); at >= 0; at = text.indexOf('supra', at + 5)) {
+      if (letterOrNumberBefore(text, at) || letterOrNumberAt(text, at + 5)) continue;
+      out.push({ kind: 'supra', start: at, end: at + 5, text: text.slice(at, at + 5) });
     }
   }
 
@@ -618,7 +688,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         continue;
       }
       const from = groupStart < 0 ? c : groupStart;
-      const open = gap.search(NOT_SPACE);
+      const open = firstNonSpace(gap);
       const opener = open >= 0 ? gap.charCodeAt(open) : -1;
       if (opener === Code.OpenParen || opener === Code.OpenBracket) {
         const close = gap.indexOf(opener === Code.OpenParen ? ')' : ']', open);
@@ -669,8 +739,8 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       scanReporterCitations(text, found);
       attachContext(text, found);
       const others: FoundCitation[] = [];
-      scanRegex(text, ID, 'id', others);
-      scanRegex(text, SUPRA, 'supra', others);
+      scanIds(text, others);
+      scanSupras(text, others);
       unpad(found);
       if (others.length === 0) return found;
       unpad(others);

@@ -20,6 +20,7 @@ import { BARE_CODE_WORDS, bareCodeAt, lawsBefore } from './codes-not-carried.ts'
 import type { FoundStatute } from './found-statute.ts';
 import { reportersDbDir } from './reporters.ts';
 import { hyphenated, listedNumbers, pastEtSeq, wordBefore } from './section-numbers.ts';
+import { isWhiteSpace } from './white-space.ts';
 
 export type { FoundStatute };
 
@@ -142,7 +143,7 @@ function splitAtSign(matched: string): { head: string; numberAt: number } | null
   const sign = /§§?|\bsecs?\.?|\bsections?\b/i.exec(matched);
   if (!sign) return null;
   let at = sign.index + sign[0].length;
-  while (at < matched.length && /\s/.test(matched[at]!)) at++;
+  while (at < matched.length && isWhiteSpace(matched.charCodeAt(at))) at++;
   return { head: matched.slice(0, sign.index), numberAt: at };
 }
 
@@ -231,7 +232,7 @@ export function findStatuteCitations(text: string): FoundStatute[] {
     const windows: Array<[number, number]> = [];
     for (const at of positions) {
       let from = Math.max(0, at - BEFORE);
-      while (from > 0 && !/\s/.test(text[from - 1]!)) from--;
+      while (from > 0 && !isWhiteSpace(text.charCodeAt(from - 1))) from--;
       const to = Math.min(text.length, at + AFTER);
       const last = windows[windows.length - 1];
       if (last && from <= last[1]) last[1] = Math.max(last[1], to);
