@@ -157,6 +157,18 @@ const MAX_PARENTHETICAL = 160;
 /** `Shapiro v. Thompson, …`: what follows `v.` is a party's name, even when a reporter is called the same. */
 const PARTY_BEFORE = /\bv\.\s*$/;
 
+/**
+ * Can `PIN` match `gap`? Its number (or the `at` before it) is the first character after a comma and white space,
+ * and most gaps open a parenthetical instead: those are told by a look at that character, not by running `PIN`.
+ */
+function mayPin(gap: string): boolean {
+  let i = gap.length > 0 && gap.charCodeAt(0) === 0x2c ? 1 : 0;
+  while (i < gap.length && isWhiteSpace(gap.charCodeAt(i))) i++;
+  if (i === gap.length) return false;
+  const first = gap.charCodeAt(i);
+  return isDigit(first) || first === 0x2a || first === 0x5f || first === 0x61; // `*`, `_`, `a`
+}
+
 /** Where the first character that is not white space stands in `s` (`s.search(/\S/)`), read without a regular expression. */
 function firstNonSpace(s: string): number {
   for (let i = 0; i < s.length; i++) if (!isWhiteSpace(s.charCodeAt(i))) return i;
@@ -677,7 +689,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       const limit = Math.min(next ? next.start : text.length, cite.end + MAX_PARENTHETICAL);
       let gap = text.slice(cite.end, limit);
       if (text.charCodeAt(cite.start - 1) === Code.OpenBracket && gap.charCodeAt(0) === Code.CloseBracket) gap = gap.slice(1);
-      const pin = PIN.exec(gap);
+      const pin = mayPin(gap) ? PIN.exec(gap) : null;
       if (pin?.[1]) {
         cite.pin = collapseWhiteSpace(pin[1]);
         gap = gap.slice(pin[0].length);

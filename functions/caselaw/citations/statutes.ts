@@ -42,6 +42,23 @@ const AFTER = 80;
 
 /** The kinds of grammar a literal found in the text may start. */
 type Trigger = 'usc' | 'rules' | 'code';
+const TRIGGERS: readonly Trigger[] = ['usc', 'rules', 'code'];
+
+/**
+ * `record[trigger]`, read by name: a computed key of three names makes V8's lookup megamorphic, served from a cache
+ * the case extractor's own lookups evict when the two run by turns.
+ */
+function ofTrigger<T>(record: Readonly<Record<Trigger, T>>, trigger: Trigger): T {
+  return trigger === 'usc' ? record.usc : trigger === 'rules' ? record.rules : record.code;
+}
+
+/**
+ * The last element, or undefined when there is none: `xs[xs.length - 1]` of an empty array reads the property `-1`,
+ * which V8 looks up by name (slowly) rather than as an element.
+ */
+function lastOf<T>(xs: readonly T[]): T | undefined {
+  return xs.length > 0 ? xs[xs.length - 1] : undefined;
+}
 
 interface Grammar {
   collection: Collection;
@@ -112,7 +129,7 @@ function anchorsOf(text: string): { hits: Record<Trigger, number[]>; signs: numb
   for (const [literal, triggerAt] of LITERALS) {
     for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + 1)) {
       const trigger = triggerAt(text, at);
-      if (trigger) hits[trigger].push(at);
+      if (trigger) ofTrigger(hits, trigger).push(at);
     }
   }
   OF_TITLE.lastIndex = 0;
@@ -227,20 +244,20 @@ export function findStatuteCitations(text: string): FoundStatute[] {
   const { hits, signs, bare } = anchorsOf(text);
   // Windows per kind of trigger, each kind's merged: a grammar scans only the windows of the triggers that may start it.
   const candidates: Array<{ at: number; matched: string; collection: Collection }> = [];
-  for (const trigger of Object.keys(hits) as Trigger[]) {
-    const positions = hits[trigger].sort((a, b) => a - b);
+  for (const trigger of TRIGGERS) {
+    const positions = ofTrigger(hits, trigger).sort((a, b) => a - b);
     const windows: Array<[number, number]> = [];
     for (const at of positions) {
       let from = Math.max(0, at - BEFORE);
       while (from > 0 && !isWhiteSpace(text.charCodeAt(from - 1))) from--;
       const to = Math.min(text.length, at + AFTER);
-      const last = windows[windows.length - 1];
+      const last = lastOf(windows);
       if (last && from <= last[1]) last[1] = Math.max(last[1], to);
       else windows.push([from, to]);
     }
     for (const [from, to] of windows) {
       const window = hyphenated(text.slice(from, to));
-      for (const { collection, pattern } of GRAMMARS_OF[trigger]) {
+      for (const { collection, pattern } of ofTrigger(GRAMMARS_OF, trigger)) {
         pattern.lastIndex = 0;
         for (let m = pattern.exec(window); m; m = pattern.exec(window)) {
           candidates.push({ at: from + m.index, matched: m[0], collection });
@@ -264,13 +281,13 @@ export function findStatuteCitations(text: string): FoundStatute[] {
   for (const sign of signs) {
     while (f < found.length && found[f]!.end <= sign) f++;
     if (f < found.length && found[f]!.start <= sign) continue;
-    const lastLaw = laws[laws.length - 1];
+    const lastLaw = lastOf(laws);
     if (lastLaw && sign < lastLaw.end) continue;
     const law = lawsBefore(text, sign, (i) => startsAnother(text, i));
     const next = found[f];
-    const previous = found[f - 1];
+    const previous = f > 0 ? found[f - 1] : undefined;
     const first = law[0];
-    const end = law[law.length - 1]?.end ?? 0;
+    const end = lastOf(law)?.end ?? 0;
     if (first && !(next && next.start < end) && !(previous && first.start < previous.end) && !(lastLaw && first.start < lastLaw.end)) {
       laws.push(...law);
     }
