@@ -110,8 +110,24 @@ const LITERALS: ReadonlyArray<[string, (text: string, at: number) => Trigger | n
   ],
   ['FR', (text, at) => (/^FR(?:A|C|E|Cr|B)P/.test(text.slice(at, at + 5)) ? 'rules' : null)],
 ];
-/** `section 1291 of title 28`, `Section 1343 of Title 28`: a regular expression, which V8 scans by `itle` faster than `indexOf`. */
-const OF_TITLE = /[Tt]itle\s\d/g;
+/**
+ * `section 1291 of title 28`, `Section 1343 of Title 28`: `[Tt]itle\s\d`, found by its `le` with `indexOf` and read
+ * around. As fast as the regular expression alone, a little faster after the case extractor (which slows both).
+ */
+function ofTitleAt(text: string, le: number): boolean {
+  // Bounds first: a character read past either end is NaN, which makes V8 recompile for doubles (extract.ts).
+  if (le < 3 || le + 3 >= text.length) return false;
+  const t = text.charCodeAt(le - 3);
+  const digit = text.charCodeAt(le + 3);
+  return (
+    (t === 0x54 || t === 0x74) &&
+    text.charCodeAt(le - 2) === 0x69 &&
+    text.charCodeAt(le - 1) === 0x74 &&
+    isWhiteSpace(text.charCodeAt(le + 2)) &&
+    digit >= 0x30 &&
+    digit <= 0x39
+  );
+}
 /** Before a `§`, the name of a code a grammar reads, in any case and spacing (`tenn. code ann. §`, `42 u.s.c. §`, `T. C. A. §`). */
 const USC_BEFORE_SIGN = /u\.?\s?s\.?\s?c/i;
 const CODE_BEFORE_SIGN = /code|ann|t\.?\s?c\.?\s?a/i;
@@ -132,8 +148,7 @@ function anchorsOf(text: string): { hits: Record<Trigger, number[]>; signs: numb
       if (trigger) ofTrigger(hits, trigger).push(at);
     }
   }
-  OF_TITLE.lastIndex = 0;
-  for (let m = OF_TITLE.exec(text); m; m = OF_TITLE.exec(text)) hits.usc.push(m.index);
+  for (let le = text.indexOf('le'); le >= 0; le = text.indexOf('le', le + 2)) if (ofTitleAt(text, le)) hits.usc.push(le - 3);
   const bare: FoundStatute[] = [];
   for (const word of BARE_CODE_WORDS) {
     for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
