@@ -169,6 +169,12 @@ function mayPin(gap: string): boolean {
   return isDigit(first) || first === 0x2a || first === 0x5f || first === 0x61; // `*`, `_`, `a`
 }
 
+/** Can `PARALLEL_GAP` match `gap`? Its first character after white space is a comma or an opening bracket. */
+function mayBeParallelGap(gap: string): boolean {
+  const open = firstNonSpace(gap);
+  return open >= 0 && (gap.charCodeAt(open) === 0x2c || gap.charCodeAt(open) === 0x5b);
+}
+
 /** Where the first character that is not white space stands in `s` (`s.search(/\S/)`), read without a regular expression. */
 function firstNonSpace(s: string): number {
   for (let i = 0; i < s.length; i++) if (!isWhiteSpace(s.charCodeAt(i))) return i;
@@ -659,10 +665,11 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     }
   }
 
-  /** `supra` standing as a word of its own, in text order. */
+  /** `supra` standing as a word of its own, in text order: found by its `upra` (`u` is rarer than `s`). */
   function scanSupras(text: string, out: FoundCitation[]): void {
-    for (let at = text.indexOf('supra'); at >= 0; at = text.indexOf('supra', at + 5)) {
-      if (letterOrNumberBefore(text, at) || letterOrNumberAt(text, at + 5)) continue;
+    for (let upra = text.indexOf('upra'); upra >= 0; upra = text.indexOf('upra', upra + 4)) {
+      const at = upra - 1;
+      if (text.charCodeAt(at) !== 0x73 || letterOrNumberBefore(text, at) || letterOrNumberAt(text, at + 5)) continue;
       out.push({ kind: 'supra', start: at, end: at + 5, text: text.slice(at, at + 5) });
     }
   }
@@ -690,7 +697,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         gap = gap.slice(pin[0].length);
       }
       if (groupStart >= 0) cite.parallelTo = groupStart;
-      if (next?.kind === 'full' && PARALLEL_GAP.test(gap)) {
+      if (next?.kind === 'full' && mayBeParallelGap(gap) && PARALLEL_GAP.test(gap)) {
         if (groupStart < 0) groupStart = c;
         continue;
       }
