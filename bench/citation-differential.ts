@@ -58,7 +58,7 @@ function denseTexts(): string[] {
 
 const serialized = (found: unknown): string =>
   JSON.stringify(found, (key, value) =>
-    key === 'editions'
+    key === 'editions' && value
       ? (value as Array<{ key: string; startYear: number | null }>).map((e) => `${e.key}|${e.startYear}|${JSON.stringify(e).length}`)
       : value,
   );

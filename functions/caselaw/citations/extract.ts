@@ -57,6 +57,30 @@ export interface FoundCitation {
  */
 const PADDING = '\u0000'.repeat(16);
 
+/**
+ * A citation with every field in place, those it lacks undefined (and left out of JSON), in the order they are
+ * filled: one shape for every citation, so that the loops over all of them (`unpad`, the merge, `attachContext`) read
+ * their fields as one known layout instead of looking each up among many.
+ */
+function citation(kind: CitationKind, start: number, end: number, text: string): FoundCitation {
+  return {
+    kind,
+    start,
+    end,
+    text,
+    volume: undefined,
+    reporter: undefined,
+    page: undefined,
+    editions: undefined,
+    hyphenated: undefined,
+    placeholder: undefined,
+    pin: undefined,
+    parallelTo: undefined,
+    parenthetical: undefined,
+    year: undefined,
+  };
+}
+
 /** Offsets in the padded text back to the caller's. */
 function unpad(cites: FoundCitation[]): void {
   for (const cite of cites) {
@@ -482,15 +506,10 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     pageStart: number,
     end: number,
   ): FoundCitation {
-    const found: FoundCitation = {
-      kind,
-      start: volumeStart,
-      end,
-      text: text.slice(volumeStart, end),
-      volume: text.slice(volumeStart, volumeEnd),
-      reporter: collapseWhiteSpace(text.slice(reporterStart, reporterEnd)),
-      page: pageStart >= 0 ? text.slice(pageStart, end) : undefined,
-    };
+    const found = citation(kind, volumeStart, end, text.slice(volumeStart, end));
+    found.volume = text.slice(volumeStart, volumeEnd);
+    found.reporter = collapseWhiteSpace(text.slice(reporterStart, reporterEnd));
+    found.page = pageStart >= 0 ? text.slice(pageStart, end) : undefined;
     if (abbreviation.kind === 'case') found.editions = abbreviation.editions;
     return found;
   }
@@ -661,7 +680,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         before === 0x69 && text.charCodeAt(d - 2) === 0x62 && (text.charCodeAt(d - 3) === 0x49 || text.charCodeAt(d - 3) === 0x69);
       const start = ibid ? d - 3 : d - 1;
       if (letterOrNumberBefore(text, start)) continue;
-      out.push({ kind: 'id', start, end: d + 2, text: text.slice(start, d + 2) });
+      out.push(citation('id', start, d + 2, text.slice(start, d + 2)));
     }
   }
 
@@ -670,7 +689,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     for (let upra = text.indexOf('upra'); upra >= 0; upra = text.indexOf('upra', upra + 4)) {
       const at = upra - 1;
       if (text.charCodeAt(at) !== 0x73 || letterOrNumberBefore(text, at) || letterOrNumberAt(text, at + 5)) continue;
-      out.push({ kind: 'supra', start: at, end: at + 5, text: text.slice(at, at + 5) });
+      out.push(citation('supra', at, at + 5, text.slice(at, at + 5)));
     }
   }
 
