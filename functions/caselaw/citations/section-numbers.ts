@@ -2,6 +2,7 @@
  * Section numbers as they run in text after a code's name, shared by the carried collections' finder (statutes.ts)
  * and the codes not carried (codes-not-carried.ts): a `§§` list or range, `et seq.`, the word before a position.
  */
+import { isWhiteSpace } from './white-space.ts';
 
 /** A section number as printed: `1291`, `22-404.05`, `61-8B-1`, `47:633`, `5/12-3`'s `12-3`. */
 export const NUMBER = /^\d[0-9A-Za-z]*(?:[.:\-\u2011\u2013\u2014][0-9A-Za-z]+)*/;
@@ -29,9 +30,9 @@ export function pastEtSeq(text: string, end: number): number {
 /** The word that ends just before `at`, past white space and a comma. */
 export function wordBefore(text: string, at: number): string {
   let end = at;
-  while (end > 0 && (text.charCodeAt(end - 1) === 0x2c || /\s/.test(text[end - 1]!))) end--;
+  while (end > 0 && (text.charCodeAt(end - 1) === 0x2c || isWhiteSpace(text.charCodeAt(end - 1)))) end--;
   let start = end;
-  while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
+  while (start > 0 && !isWhiteSpace(text.charCodeAt(start - 1))) start--;
   return text.slice(start, end);
 }
 

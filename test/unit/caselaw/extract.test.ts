@@ -51,6 +51,25 @@ describe('citation extractor', () => {
     ]);
   });
 
+  it('finds id. and supra where a look-around over letters and numbers of any script would, astral ones included', () => {
+    const ID = /(?<![\p{L}\p{N}])(?:[Ii]d\.|[Ii]bid\.)/gu;
+    const SUPRA = /(?<![\p{L}\p{N}])supra(?![\p{L}\p{N}])/gu;
+    const pieces = ['Id.', 'id.', 'Ibid.', 'ibid.', 'bid.', 'd.', 'supra', 'I', 'i', 'b', ' ', '.', '5', 'é', '𝐀', '😀', '\ud835', '٣'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        const expected = [...text.matchAll(ID), ...text.matchAll(SUPRA)]
+          .map((m) => [m.index, m[0]])
+          .sort((a, b) => Number(a[0]) - Number(b[0]));
+        const found = extractCitations(text)
+          .filter((c) => c.kind === 'id' || c.kind === 'supra')
+          .map((c) => [c.start, c.text]);
+        expect(found).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('counts offsets in UTF-16 code units, as JavaScript indexes strings', () => {
     const text = '😀 “Roe,” 410 U.S. 113';
     const [cite] = full(text);
