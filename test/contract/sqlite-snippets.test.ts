@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fts5Snippet, phraseStems } from '#stores/sqlite/fts5-snippet.mjs';
+import { fts5Snippet, snippetTerms } from '#stores/sqlite/fts5-snippet.mjs';
 import { porterStem } from '#stores/sqlite/porter.mjs';
 import { loadSampleDocuments } from './search-index.contract.ts';
 
@@ -55,8 +55,8 @@ function bothSnippets(phrases: string[]): { sqlite: string; js: string }[] {
   const rows = db
     .prepare(`SELECT CAST(body AS BLOB) AS body, snippet(docs, 1, char(1), char(2), ' … ', 30) AS marked FROM docs WHERE docs MATCH ?`)
     .all(match) as { body: Buffer; marked: string }[];
-  const stems = phraseStems(phrases, sqliteStem);
-  return rows.map((r) => ({ sqlite: r.marked, js: fts5Snippet(r.body, stems, OPTIONS, sqliteStem) }));
+  const terms = snippetTerms(phrases, sqliteStem);
+  return rows.map((r) => ({ sqlite: r.marked, js: fts5Snippet(r.body, terms, OPTIONS, sqliteStem) }));
 }
 
 const words = [...new Set(texts.flatMap((t) => `${t.catchline} ${t.body}`.match(/[\p{L}\p{N}]+/gu) ?? []))];

@@ -89,49 +89,23 @@ function nextToken(bytes, from) {
 }
 
 /**
- * The stems of a query's phrases as FTS5 reads them (each phrase the text inside its quotes): its tokens, each folded
- * and stemmed (`stemOf` for one holding characters outside ASCII).
+ * A query as every hit's snippet reads it, prepared once per search: its phrases as FTS5 reads them (each the text
+ * inside its quotes) cut into tokens, each folded and stemmed (`stemOf` for one holding characters outside ASCII); the
+ * distinct stems numbered, each phrase as those numbers and its length in tokens; and what an ASCII token must begin
+ * with to stem to one of them (a stem keeps all but its last three letters at the front of its word).
  */
-export function phraseStems(phrases, stemOf) {
-  return phrases.map((phrase) => {
+export function snippetTerms(phrases, stemOf) {
+  const stems = phrases.map((phrase) => {
     const bytes = Buffer.from(phrase);
-    const stems = [];
+    const tokens = [];
     for (let start = nextToken(bytes, 0); start >= 0; start = nextToken(bytes, tokenEnd)) {
       const token = bytes.toString('utf8', start, tokenEnd);
-      stems.push(tokenAscii ? porterStem(token.toLowerCase()) : stemOf(token));
+      tokens.push(tokenAscii ? porterStem(token.toLowerCase()) : stemOf(token));
     }
-    return stems;
+    return tokens;
   });
-}
-
-/** Each token's byte offsets, reused from one call to the next (a snippet runs on one thread at a time). */
-let starts = new Int32Array(4096);
-let ends = new Int32Array(4096);
-
-/**
- * The marked excerpt snippet(col, open, close, ellipsis, size) gives for a row whose column holds `bytes` (a Buffer of
- * its UTF-8), for a query of `phrases` (each the stems of its tokens, in the query's order). `stemOf(token)` stems a
- * token holding characters outside ASCII (the caller asks SQLite); a pure ASCII token is lower-cased and stemmed here.
- * Each step is a function of its own, so that each is optimised for what it meets.
- */
-export function fts5Snippet(bytes, phrases, options, stemOf) {
-  const terms = queryTerms(phrases);
-  const scan = tokenize(bytes, terms);
-  for (const pos of scan.other) {
-    const stem = stemOf(bytes.toString('utf8', starts[pos], ends[pos]));
-    if (stem !== null && terms.ids.has(stem)) addMatch(scan, pos, terms.ids.get(stem));
-  }
-  const found = instancesOf(terms.phraseIds, scan);
-  const lengths = phrases.map((phrase) => phrase.length);
-  const start = bestStart(found, lengths, scan, options.size);
-  return highlight(bytes, found, lengths, scan.count, start, options);
-}
-
-/** The query's distinct tokens numbered, its phrases as those numbers, and what an ASCII token must begin with. */
-function queryTerms(phrases) {
   const ids = new Map();
-  for (const phrase of phrases) for (const token of phrase) if (token !== null && !ids.has(token)) ids.set(token, ids.size);
-  // The stem's first letters (all but its last three) begin every token that stems to it.
+  for (const phrase of stems) for (const token of phrase) if (token !== null && !ids.has(token)) ids.set(token, ids.size);
   const heads = [];
   const wantedFirst = new Uint8Array(128);
   for (const token of ids.keys()) {
@@ -140,73 +114,68 @@ function queryTerms(phrases) {
     heads.push(head);
     wantedFirst[head.charCodeAt(0)] = 1;
   }
-  const phraseIds = phrases.map((phrase) => phrase.map((token) => (token === null ? -1 : ids.get(token))));
-  return { ids, heads, wantedFirst, phraseIds };
+  const phraseIds = stems.map((phrase) => phrase.map((token) => (token === null ? -1 : ids.get(token))));
+  const lengths = stems.map((phrase) => phrase.length);
+  return { ids, heads, wantedFirst, phraseIds, lengths };
+}
+
+/** Each token's byte offsets, reused from one call to the next (a snippet runs on one thread at a time). */
+let starts = new Int32Array(4096);
+let ends = new Int32Array(4096);
+
+/**
+ * The marked excerpt snippet(col, open, close, ellipsis, size) gives for a row whose column holds `bytes` (a Buffer of
+ * its UTF-8), for a query's `terms` (snippetTerms). `stemOf(token)` stems a token holding characters outside ASCII
+ * (the caller asks SQLite); a pure ASCII token is lower-cased and stemmed here. Each step is a function of its own, so
+ * that each is optimised for what it meets.
+ */
+export function fts5Snippet(bytes, terms, options, stemOf) {
+  const scan = tokenize(bytes, terms);
+  for (const pos of scan.other) {
+    const stem = stemOf(bytes.toString('utf8', starts[pos], ends[pos]));
+    if (stem !== null && terms.ids.has(stem)) addMatch(scan, pos, terms.ids.get(stem));
+  }
+  const found = instancesOf(terms.phraseIds, scan);
+  const start = bestStart(found, terms.lengths, scan, options.size);
+  return highlight(bytes, found, terms.lengths, scan.count, start, options);
+}
+
+/** Whether the token at `start` begins a sentence: whitespace before it, and before that a `.` or `:`. */
+function startsSentence(bytes, start) {
+  let i = start - 1;
+  let c = 0;
+  for (; i >= 0; i--) {
+    c = bytes[i];
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+  }
+  return i !== start - 1 && (c === 46 || c === 58);
 }
 
 /**
- * One pass over the bytes, as unicode61 cuts them: every token's offsets (in `starts` and `ends`), the sentence starts
- * (fts5SentenceFinderCb: whitespace before the token, and before that a `.` or `:`), the ASCII tokens that are query
- * terms, and the tokens holding other characters (stemmed by the caller).
+ * One pass over the bytes, as unicode61 cuts them (nextToken): every token's offsets (in `starts` and `ends`), the
+ * sentence starts (fts5SentenceFinderCb), the ASCII tokens that are query terms, and the tokens holding other
+ * characters (stemmed by the caller).
  */
 function tokenize(bytes, { ids, heads, wantedFirst }) {
   const sentences = [];
   const matchPos = [];
   const matchId = [];
   const other = [];
-  let offsets = starts;
-  let limits = ends;
   let count = 0;
-  const n = bytes.length;
-  let i = 0;
-  // The last byte before the token that is not whitespace, and whether whitespace came after it.
-  let lastNonSpace = 0;
-  let spaced = false;
-  while (i < n) {
-    let c = bytes[i];
-    if (c < 128) {
-      if (ASCII_TOKEN[c] === 0) {
-        if (c === 32 || c === 9 || c === 10 || c === 13) spaced = true;
-        else {
-          lastNonSpace = c;
-          spaced = false;
-        }
-        i++;
-        continue;
-      }
-    } else if (kindOf(readCharacter(bytes, i)) !== STARTS_TOKEN) {
-      lastNonSpace = c;
-      spaced = false;
-      i = characterEnd;
-      continue;
+  for (let start = nextToken(bytes, 0); start >= 0; start = nextToken(bytes, tokenEnd)) {
+    const end = tokenEnd;
+    if (count === starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
     }
-    const start = i;
-    let ascii = true;
-    while (i < n) {
-      c = bytes[i];
-      if (c < 128) {
-        if (ASCII_TOKEN[c] === 0) break;
-        i++;
-      } else {
-        if (kindOf(readCharacter(bytes, i)) === SEPARATOR) break;
-        ascii = false;
-        i = characterEnd;
-      }
-    }
-    if (count === offsets.length) {
-      starts = offsets = grow(offsets);
-      ends = limits = grow(limits);
-    }
-    offsets[count] = start;
-    limits[count] = i;
-    if (count === 0 || (spaced && (lastNonSpace === 46 || lastNonSpace === 58))) sentences.push(count);
-    lastNonSpace = 0;
-    spaced = false;
-    if (!ascii) other.push(count);
+    starts[count] = start;
+    ends[count] = end;
+    if (count === 0 || startsSentence(bytes, start)) sentences.push(count);
+    if (!tokenAscii) other.push(count);
     else {
       const first = bytes[start];
-      if (wantedFirst[first >= 65 && first <= 90 ? first + 32 : first] === 1 && beginsWithOne(bytes, start, i, heads)) {
-        const id = ids.get(porterStem(bytes.latin1Slice(start, i).toLowerCase()));
+      if (wantedFirst[first >= 65 && first <= 90 ? first + 32 : first] === 1 && beginsWithOne(bytes, start, end, heads)) {
+        const id = ids.get(porterStem(bytes.latin1Slice(start, end).toLowerCase()));
         if (id !== undefined) {
           matchPos.push(count);
           matchId.push(id);

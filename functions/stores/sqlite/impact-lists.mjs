@@ -3,7 +3,7 @@
 // Plain JavaScript for the reason sqlite-thread.mjs gives; every statement is written on the TypeScript side and
 // arrives in `sql`.
 
-import { fts5Snippet, phraseStems } from './fts5-snippet.mjs';
+import { fts5Snippet, snippetTerms } from './fts5-snippet.mjs';
 import { porterStem } from './porter.mjs';
 import { postingsTopK, writePostings } from './postings.mjs';
 
@@ -93,9 +93,9 @@ export function searchTopK(db, prepared, sql, params) {
     const rows = listed ? listed.docs.map((doc) => hit.get({ doc })) : prepared(sql.exact).all(query);
     // Each hit's snippet is FTS5's snippet() of its body, computed here (fts5-snippet.mjs says why).
     const stemOf = (token) => stemOfToken(db, prepared, sql, token);
-    const stems = phraseStems(phrases, stemOf);
+    const terms = snippetTerms(phrases, stemOf);
     return {
-      rows: rows.map((r) => ({ hit: r.hit, catchline: r.catchline, marked: fts5Snippet(r.body, stems, snippet, stemOf) })),
+      rows: rows.map((r) => ({ hit: r.hit, catchline: r.catchline, marked: fts5Snippet(r.body, terms, snippet, stemOf) })),
       path: listed ? listed.path : 'exact',
     };
   })();
