@@ -1,4 +1,4 @@
-import { type Corpus, refId } from '#law/model.ts';
+import { type Corpus, refId, type SectionRef } from '#law/model.ts';
 
 /** The court-statistics vocabulary (DESIGN.md §3); format results are ordered by it, highest court first. */
 export const LEVELS = ['last-resort', 'intermediate-appellate', 'general-jurisdiction', 'limited-jurisdiction'] as const;
@@ -111,9 +111,12 @@ export interface FormatRecordSource {
   unresolved: string[];
 }
 
-/** The rule versions a record was read from, each as `<refId>#<contentHash>` (what tags a version with the topic `format`). */
+/** A rule version as a record pins it: `<refId>#<contentHash>` (what tags a version with the topic `format`). */
+export const pinnedRow = (ref: SectionRef, contentHash: string): string => `${refId(ref)}#${contentHash}`;
+
+/** The rule versions a record was read from (pinnedRow of each). */
 export const pinnedRowsOf = (record: Pick<FormatRecordSource, 'jurisdiction' | 'rules'>): string[] =>
-  record.rules.map((r) => `${refId({ jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key })}#${r.pin}`);
+  record.rules.map((r) => pinnedRow({ jurisdiction: record.jurisdiction, corpus: r.corpus, key: r.key }, r.pin));
 
 /** A record that passed validation, as the FormatStore holds it. */
 export interface StoredFormatRecord {

@@ -4,10 +4,10 @@ import type { StoredFormatRecord } from './model.ts';
 export interface FormatStore {
   listRecords(): Promise<StoredFormatRecord[]>;
   /**
-   * The rule versions the records were read from (pinnedRowsOf of each record), without reading the records: every
-   * lookup of a rule asks for them, and the records themselves are much larger.
+   * Whether a stored record was read from this rule version (`row`: `${refId}#${contentHash}`, as pinnedRowsOf gives
+   * it), without reading the records: every lookup of a rule asks, so it stays one small read however many there are.
    */
-  listPinnedRows(): Promise<string[]>;
+  isPinned(row: string): Promise<boolean>;
   putRecord(stored: StoredFormatRecord): Promise<void>;
   deleteRecord(id: string): Promise<void>;
 }

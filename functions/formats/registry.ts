@@ -338,11 +338,6 @@ function present(stored: StoredFormatRecord, inForce: InForce, today: string): F
   };
 }
 
-/** `${jurisdiction}#${corpus}#${key}#${contentHash}` of every rule version a loaded record was read from. */
-export async function pinnedRows(formats: FormatStore): Promise<Set<string>> {
-  return new Set(await formats.listPinnedRows());
-}
-
 export const FORMAT_DISCLAIMER =
   'A filing-format record is a reading of the rules, not the rules. Verify each rule with the lookup endpoint (rules[].citationKey) before certifying compliance; local rules and orders the corpus does not carry may differ (see unresolved).';
 

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthoredFile } from '#formats/authored.ts';
-import { pinnedRowsOf, type StoredFormatRecord } from '#formats/model.ts';
+import { pinnedRow, pinnedRowsOf, type StoredFormatRecord } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
-import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords, pinnedRows } from '#formats/registry.ts';
+import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords } from '#formats/registry.ts';
 import { readAppendixText } from '#ingest/appendix-text.ts';
 import { ingestEdition } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
@@ -84,13 +84,39 @@ describe.each(adapters)('FormatStore: %s', (_name, adapter) => {
       ['contract-b', '2026-01-01T00:00:00.000Z'],
     ]);
     expect(listed[0]!.record.limits.length).toBeGreaterThan(0);
-    // The pinned rows, read without the records, are those of the records listed.
-    expect((await store.listPinnedRows()).sort()).toEqual((await store.listRecords()).flatMap((s) => pinnedRowsOf(s.record)).sort());
-    expect(await store.listPinnedRows()).toEqual(expect.arrayContaining(pinnedRowsOf(listed[0]!.record)));
     await store.deleteRecord('contract-a');
     await store.deleteRecord('contract-b');
     await store.deleteRecord('never-there');
     expect((await store.listRecords()).length).toBe(before);
+  });
+
+  it('answers which rule versions a stored record was read from, through puts, replacements and deletes', async () => {
+    const store = adapter();
+    const base = stored('pins-a', '2026-01-01T00:00:00.000Z');
+    const rows = pinnedRowsOf(base.record);
+    const other = pinnedRow({ jurisdiction: 'nd', corpus: 'rules', key: 'ndrappp-999' }, `sha256:${'0'.repeat(64)}`);
+    const pinned = async (row: string) => store.isPinned(row);
+    expect(rows.length).toBeGreaterThan(1);
+    // Rows no record names yet, bar those the loaded records may pin, are not pinned.
+    expect(await pinned(other)).toBe(false);
+    await store.putRecord(base);
+    for (const row of rows) expect(await pinned(row)).toBe(true);
+    expect(await pinned(other)).toBe(false);
+    // A second record pinning the same rows and one more: the rows stay pinned while either holds them.
+    const second = stored('pins-b', '2026-01-01T00:00:00.000Z');
+    second.record.rules = [...second.record.rules, { ...second.record.rules[0]!, key: 'ndrappp-999', pin: `sha256:${'0'.repeat(64)}` }];
+    await store.putRecord(second);
+    expect(await pinned(other)).toBe(true);
+    await store.deleteRecord('pins-a');
+    for (const row of rows) expect(await pinned(row)).toBe(true);
+    // Replaced by a version without the extra rule: the row it no longer names is unpinned.
+    await store.putRecord(stored('pins-b', '2026-02-01T00:00:00.000Z'));
+    expect(await pinned(other)).toBe(false);
+    for (const row of rows) expect(await pinned(row)).toBe(true);
+    await store.deleteRecord('pins-b');
+    const stillLoaded = new Set((await store.listRecords()).flatMap((s) => pinnedRowsOf(s.record)));
+    for (const row of rows) expect(await pinned(row)).toBe(stillLoaded.has(row));
+    expect(await pinned(other)).toBe(false);
   });
 });
 
@@ -116,12 +142,14 @@ describe('loading the bundled records', () => {
   });
 
   it('marks exactly the pinned rule versions as read by the registry', async () => {
-    const rows = await pinnedRows(stores.formats);
-    const frap32 = await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-32' }, '2026-11-23');
-    expect(rows.has(`us#rules#frap-32#${frap32!.provenance.contentHash}`)).toBe(true);
-    expect([...rows].filter((r) => r.startsWith('us#rules#frap-1#'))).toEqual([]);
+    const rows = new Set((await stores.formats.listRecords()).flatMap((s) => pinnedRowsOf(s.record)));
     // Six FRAP rules of 2024, three North Dakota rules, and the 2007-2012 FRAP: seven rules, four of them in two texts.
     expect(rows.size).toBe(6 + 3 + 7 + 4);
+    for (const row of rows) expect(await stores.formats.isPinned(row)).toBe(true);
+    const frap32 = await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-32' }, '2026-11-23');
+    expect(await stores.formats.isPinned(pinnedRow(frap32!.citation, frap32!.provenance.contentHash))).toBe(true);
+    const frap1 = await stores.versions.findInForce({ jurisdiction: 'us', corpus: 'rules', key: 'frap-1' }, '2026-11-23');
+    expect(await stores.formats.isPinned(pinnedRow(frap1!.citation, frap1!.provenance.contentHash))).toBe(false);
   });
 });
 

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
+import { pinnedRow } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
-import { FORMAT_DISCLAIMER, FORMAT_NOTE, listFormats, pinnedRows } from '#formats/registry.ts';
-import { refId, type SectionVersion } from '#law/model.ts';
+import { FORMAT_DISCLAIMER, FORMAT_NOTE, listFormats } from '#formats/registry.ts';
+import type { SectionVersion } from '#law/model.ts';
 import { permalinkOf } from '../present.ts';
 import type { RouteContext, RouteResult } from '../route.ts';
 import type { FormatInputSchema } from '../schemas-formats.ts';
@@ -29,7 +30,6 @@ export async function handleFormat(input: FormatInput, { services }: RouteContex
 /** A rule version a loaded format record was read from carries the topic `format`. */
 export async function withFormatTopic(formats: FormatStore | null, v: SectionVersion): Promise<SectionVersion> {
   if (v.citation.corpus !== 'rules' || formats === null) return v;
-  const pinned = await pinnedRows(formats);
-  if (!pinned.has(`${refId(v.citation)}#${v.provenance.contentHash}`)) return v;
+  if (!(await formats.isPinned(pinnedRow(v.citation, v.provenance.contentHash)))) return v;
   return { ...v, topics: [...new Set([...(v.topics ?? []), 'format'])] };
 }

@@ -3,10 +3,13 @@ import type { FormatStore } from '#formats/ports.ts';
 import type { ChangeStamps } from './change-stamps.ts';
 import { StampedCache } from './stamped-cache.ts';
 
+/** Bytes an answer of isPinned is counted for (its row, some 100 characters, and the map's own entry). */
+const PINNED_ENTRY_BYTES = 256;
+
 /** The few format records from memory while their table has not changed (lookups of rules read them for `topics`). */
 export class CachingFormatStore implements FormatStore {
   private readonly all: StampedCache<'all', StoredFormatRecord[]>;
-  private readonly pins: StampedCache<'pins', string[]>;
+  private readonly pinned: StampedCache<string, boolean>;
 
   constructor(
     private readonly base: FormatStore,
@@ -17,15 +20,15 @@ export class CachingFormatStore implements FormatStore {
       1,
       () => 1,
     );
-    this.pins = new StampedCache(
+    this.pinned = new StampedCache(
       () => options.stamps.stamp(options.table),
-      1,
-      () => 1,
+      1024 * 1024,
+      () => PINNED_ENTRY_BYTES,
     );
   }
 
-  listPinnedRows(): Promise<string[]> {
-    return this.pins.through('pins', () => this.base.listPinnedRows());
+  isPinned(row: string): Promise<boolean> {
+    return this.pinned.through(row, () => this.base.isPinned(row));
   }
 
   listRecords(): Promise<StoredFormatRecord[]> {

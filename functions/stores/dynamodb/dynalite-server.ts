@@ -12,7 +12,9 @@ import { Readable } from 'node:stream';
 import { crc32 as crc32Natively } from 'node:zlib';
 import type { WriteCounters } from '#stores/cache/change-stamps.ts';
 import { letDynaliteRememberItsConditions } from './dynalite-expressions.ts';
+import { letDynaliteGetSynchronously } from './dynalite-gets.ts';
 import { letDynalitePutWithoutReading } from './dynalite-puts.ts';
+import { letDynaliteQueryWithoutStreams } from './dynalite-query.ts';
 import { type LocalCredentials, type Refusal, signatureCheck } from './signature-check.ts';
 
 interface DynaliteOptions {
@@ -136,8 +138,10 @@ function letDynaliteQueryOnlyTheLimit(): void {
 }
 
 letDynaliteRememberItsTables();
+letDynaliteGetSynchronously();
 letDynaliteRememberItsConditions();
-letDynaliteQueryOnlyTheLimit();
+letDynaliteQueryWithoutStreams();
+letDynaliteQueryOnlyTheLimit(); // after: it limits the reads of index queries, which stay dynalite's own
 letDynaliteChecksumNatively();
 
 const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'CreateTable', 'DeleteTable', 'UpdateTable']);

@@ -1,19 +1,23 @@
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pinnedRowsOf, type StoredFormatRecord } from '#formats/model.ts';
 import type { FormatStore } from '#formats/ports.ts';
-import { assertItemFits, DynamoTable } from './client.ts';
+import { forEachBounded } from '#shared/bounded.ts';
+import { assertItemFits, DynamoTable, isConditionFailure } from './client.ts';
 
 /*
- * Items of the ops table, two a record, both with the record id as sk: pk 'format-record' { stored } (the record with
- * its pins and load time), and pk 'format-pins' { pins } (pinnedRowsOf the record), which every lookup of a rule reads.
- * The pins have a partition of their own because a query reads whole items whatever it projects: read beside the
- * records (a MB in all), they cost the embedded DynamoDB 25 ms of its thread for every lookup of a rule; alone they are
- * some tens of KB.
- * Records written before in one item a record (pk 'format') are not read: the next load of the records (every start,
- * and the deploy's setup job) finds none and writes them again.
+ * Items of the ops table, with the record id or a pinned row as sk:
+ *   pk 'format-records'  sk id   { stored }: the record with its pins and load time
+ *   pk 'format-pins'     sk id   { pins }: pinnedRowsOf the record (what its put or delete must undo)
+ *   pk 'format-pinned'   sk row  { records }: the ids of the records read from that rule version (a string set)
+ * Every lookup of a rule asks whether its version is pinned: one GetItem of a small item, whatever the records hold
+ * (reading every record's pins for it cost the embedded DynamoDB several times a statute lookup's work).
+ * Records stored in an earlier layout (pk 'format' or 'format-record') are not read: the next load of the records
+ * (every start, and the deploy's setup job) finds none and puts them all again, which writes their pinned rows.
  */
-const RECORDS = 'format-record';
+const RECORDS = 'format-records';
 const PINS = 'format-pins';
+const PINNED = 'format-pinned';
+const ROW_WRITES_IN_FLIGHT = 8;
 
 export class DynamoFormatStore implements FormatStore {
   private readonly table: DynamoTable;
@@ -33,33 +37,80 @@ export class DynamoFormatStore implements FormatStore {
     return out;
   }
 
-  async listPinnedRows(): Promise<string[]> {
-    const rows: string[] = [];
-    const items = this.table.query({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': PINS },
-      ConsistentRead: true,
-    });
-    for await (const item of items) rows.push(...(item.pins as string[]));
-    return rows;
+  async isPinned(row: string): Promise<boolean> {
+    const out = await this.table.send(
+      new GetCommand({
+        TableName: this.table.name,
+        Key: { pk: PINNED, sk: row },
+        ProjectionExpression: '#records',
+        ExpressionAttributeNames: { '#records': 'records' },
+        ConsistentRead: true,
+      }),
+    );
+    const records = out.Item?.records as Set<string> | undefined;
+    return records !== undefined && records.size > 0;
   }
 
   /**
-   * The pins first: a put cut off between the two leaves pins without a record, which the next load, not finding the
-   * record, puts again (unless the record was dropped from the files meanwhile); the other order would leave a record
-   * without its pins, which the next load finds unchanged and leaves so.
+   * The rows first, the record last: a put cut off before its end leaves the record as it was (or absent), so the
+   * next load puts it again and completes the rows; the rows it no longer pins are cleared before its pins item is
+   * replaced, so that a repeat still knows them.
    */
   async putRecord(stored: StoredFormatRecord): Promise<void> {
     const id = stored.record.id;
     const item = { pk: RECORDS, sk: id, stored };
     assertItemFits(item, `format record ${id}`);
-    await this.table.send(new PutCommand({ TableName: this.table.name, Item: { pk: PINS, sk: id, pins: pinnedRowsOf(stored.record) } }));
+    const rows = new Set(pinnedRowsOf(stored.record));
+    const before = await this.pinsOf(id);
+    await forEachBounded([...rows], ROW_WRITES_IN_FLIGHT, (row) => this.pin(row, id));
+    await forEachBounded(
+      before.filter((row) => !rows.has(row)),
+      ROW_WRITES_IN_FLIGHT,
+      (row) => this.unpin(row, id),
+    );
+    await this.table.send(new PutCommand({ TableName: this.table.name, Item: { pk: PINS, sk: id, pins: [...rows] } }));
     await this.table.send(new PutCommand({ TableName: this.table.name, Item: item }));
   }
 
-  /** The pins first: a delete cut off between the two leaves the record, which the next load deletes again. */
+  /** The rows first, then the pins, the record last: a delete cut off before its end is done again by the next load. */
   async deleteRecord(id: string): Promise<void> {
+    await forEachBounded(await this.pinsOf(id), ROW_WRITES_IN_FLIGHT, (row) => this.unpin(row, id));
     await this.table.send(new DeleteCommand({ TableName: this.table.name, Key: { pk: PINS, sk: id } }));
     await this.table.send(new DeleteCommand({ TableName: this.table.name, Key: { pk: RECORDS, sk: id } }));
+  }
+
+  private async pinsOf(id: string): Promise<string[]> {
+    const out = await this.table.send(new GetCommand({ TableName: this.table.name, Key: { pk: PINS, sk: id }, ConsistentRead: true }));
+    return (out.Item?.pins as string[] | undefined) ?? [];
+  }
+
+  private async pin(row: string, id: string): Promise<void> {
+    await this.table.send(
+      new UpdateCommand({
+        TableName: this.table.name,
+        Key: { pk: PINNED, sk: row },
+        UpdateExpression: 'ADD #records :id',
+        ExpressionAttributeNames: { '#records': 'records' },
+        ExpressionAttributeValues: { ':id': new Set([id]) },
+      }),
+    );
+  }
+
+  /** Only where the row holds the id (a row never pinned is not written at all). */
+  private async unpin(row: string, id: string): Promise<void> {
+    try {
+      await this.table.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: { pk: PINNED, sk: row },
+          UpdateExpression: 'DELETE #records :ids',
+          ConditionExpression: 'contains(#records, :id)',
+          ExpressionAttributeNames: { '#records': 'records' },
+          ExpressionAttributeValues: { ':ids': new Set([id]), ':id': id },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
   }
 }
