@@ -3,13 +3,13 @@
  * own markup, on held-out real opinions (`--caselaw-data`, bench/citation-held-out.ts) and per kind of form (the
  * held-out half of reporters-db's examples; the real sentences of test/support/real-citation-forms.ts), throughput
  * next to @beshkenadze/eyecite (the TypeScript port of eyecite) on the same texts in the same run, the first-call
- * cost in a fresh process, and how the time grows on pathological inputs. With `--baseline-extractor PATH` (an
- * extract.ts of another commit, e.g. `git show main:functions/caselaw/citations/…` written out beside its
- * reporters.ts and abbreviation-trie.ts) every accuracy and throughput figure is given for it too, in the same run.
+ * cost in a fresh process, and how the time grows on pathological inputs. With `--baseline-commit REV` (the extractor of
+ * another commit, read from git) or `--baseline-extractor PATH` (an extract.ts of another commit written out beside
+ * its reporters.ts and abbreviation-trie.ts) every accuracy and throughput figure is given for it too, in the same run.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -334,11 +334,36 @@ function statuteFigures(extract: Extract, minMs: number, denseText: string): Sta
   return { forms, cost };
 }
 
-async function loadBaseline(path: string | undefined): Promise<Extract | undefined> {
-  if (!path) return undefined;
-  const module = (await import(pathToFileURL(resolve(path)).href)) as { createExtractor(): { extract: Extract } };
+const exec = promisify(execFile);
+
+/** An extractor module's extract, built (reporters-db read, trie made) when loaded. */
+async function extractorOf(file: string): Promise<Extract> {
+  const module = (await import(pathToFileURL(resolve(file)).href)) as { createExtractor(): { extract: Extract } };
   const extractor = module.createExtractor();
   return (text) => extractor.extract(text);
+}
+
+/**
+ * The extractor of another commit: its `functions/` tree written into a folder beside this one's (`.bench-baseline-<sha>/`,
+ * at the same depth, so that its relative paths, reporters-db's under layers/ included, resolve as they did there),
+ * loaded, and the folder removed again.
+ */
+async function extractorOfCommit(rev: string): Promise<{ extract: Extract; label: string }> {
+  const sha = (await exec('git', ['rev-parse', '--short', `${rev}^{commit}`], { cwd: REPO })).stdout.trim();
+  const dir = join(REPO, `.bench-baseline-${sha}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  try {
+    await exec('sh', ['-c', `git archive ${sha}:functions | tar -x -C '${dir}'`], { cwd: REPO });
+    return { extract: await extractorOf(join(dir, 'caselaw', 'citations', 'extract.ts')), label: `the extractor of commit ${sha}` };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function loadBaseline(opts: { file?: string; commit?: string }): Promise<{ extract: Extract; label: string } | undefined> {
+  if (opts.commit) return extractorOfCommit(opts.commit);
+  return opts.file ? { extract: await extractorOf(opts.file), label: opts.file } : undefined;
 }
 
 export async function citationFigures(opts: {
@@ -348,10 +373,16 @@ export async function citationFigures(opts: {
   caselawDir?: string;
   /** An extract.ts to measure beside the current one. */
   baselineExtractor?: string;
+  /** A commit whose extractor to measure beside the current one. */
+  baselineCommit?: string;
 }): Promise<CitationResults> {
   const extractor = createExtractor();
   const extract = (t: string) => extractor.extract(t);
-  const baseline = await loadBaseline(opts.baselineExtractor);
+  const before = await loadBaseline({
+    ...(opts.baselineExtractor && { file: opts.baselineExtractor }),
+    ...(opts.baselineCommit && { commit: opts.baselineCommit }),
+  });
+  const baseline = before?.extract;
   const raw = measureAccuracy(extract, false);
   const reviewed = measureAccuracy(extract, true);
   const corrections = (
@@ -459,7 +490,7 @@ export async function citationFigures(opts: {
     accuracy: { raw: strip(raw), reviewed: strip(reviewed), corrections },
     ...(heldOut && { heldOut }),
     forms,
-    ...(opts.baselineExtractor && { baselineExtractor: opts.baselineExtractor }),
+    ...(before && { baselineExtractor: before.label }),
     throughput,
     coldMs,
     coldRuns,

@@ -1,13 +1,15 @@
 /**
  * `npm run bench [-- --quick] [-- --sections N] [-- --keep] [-- --only bulk|bundles|ingest|federal|dc|loaded|citations|diff]
- * [-- --uslm-dir DIR] [-- --dc-repo PATH] [-- --states-dir DIR] [-- --caselaw-data DIR] [-- --baseline-extractor FILE]`: the
+ * [-- --uslm-dir DIR] [-- --dc-repo PATH] [-- --states-dir DIR] [-- --caselaw-data DIR] [-- --baseline-commit REV]
+ * [-- --baseline-extractor FILE]`: the
  * benchmark suite. Writes bench/RESULTS.md and bench/results.json. See bench/report.ts for what each figure means. `--only
  * ingest` runs the USLM ingest on real files alone (`--uslm-dir`: a directory of OLRC zips or USLM XML, default
  * data/uslm/olrc); `--only federal` lookup and search on the federal corpus of those zips next to the sample, alone;
  * `--only loaded` the whole loaded corpus (those zips, the D.C. history of `--dc-repo`, the state codes of
  * `--states-dir`, default data/states) through the CLI, then its lookup and search loads (bench/loaded.ts); `--only
  * citations` the citation extractor alone (`--caselaw-data`: CourtListener API v3 records to draw held-out opinions
- * from; `--baseline-extractor`: another commit's extract.ts, measured beside it); `--only diff` the diff of two versions
+ * from; `--baseline-commit`: another commit's extractor, read from git, or `--baseline-extractor`: another commit's
+ * extract.ts, measured beside it); `--only diff` the diff of two versions
  * (issue 19) on the longest real D.C. section and a pathological pair, in process (bench/diff.ts).
  */
 
@@ -65,6 +67,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'caselaw-data': { type: 'string' },
     'baseline-extractor': { type: 'string' },
+    'baseline-commit': { type: 'string' },
     'uslm-dir': { type: 'string' },
     'dc-repo': { type: 'string' },
     'states-dir': { type: 'string' },
@@ -393,6 +396,7 @@ const onlySections: Record<string, OnlySection> = {
         log,
         ...(args['caselaw-data'] && { caselawDir: args['caselaw-data'] }),
         ...(args['baseline-extractor'] && { baselineExtractor: args['baseline-extractor'] }),
+        ...(args['baseline-commit'] && { baselineCommit: args['baseline-commit'] }),
       });
     },
   },
@@ -442,6 +446,7 @@ try {
     log,
     ...(args['caselaw-data'] && { caselawDir: args['caselaw-data'] }),
     ...(args['baseline-extractor'] && { baselineExtractor: args['baseline-extractor'] }),
+    ...(args['baseline-commit'] && { baselineCommit: args['baseline-commit'] }),
   });
   log('CourtListener bulk-data load (streamed into the replica on PGlite)');
   results.bulkLoad = await bulkLoadFigures(BULK_SIZES, log);
