@@ -1,7 +1,9 @@
 /**
- * The embedded DynamoDB reads a table's Query without dynalite's streams (dynalite-query.ts) and its items with
- * LevelDB's synchronous get (dynalite-gets.ts): every answer must be the one dynalite itself gives. Items are read by
- * GetItem and BatchGetItem, with and without projections, present and absent. Random queries (key conditions of every operator, both directions, limits, filters,
+ * The embedded DynamoDB reads a table's Query without dynalite's streams (dynalite-query.ts), its items with LevelDB's
+ * synchronous get (dynalite-gets.ts), and keeps dynalite's parses of expressions by their values' types
+ * (dynalite-expressions.ts): every answer must be the one dynalite itself gives. Items are read by GetItem and
+ * BatchGetItem, with and without projections, present and absent; conditional updates, puts and deletes run with
+ * values of every type in random sequences, refusals included. Random queries (key conditions of every operator, both directions, limits, filters,
  * projections, COUNT, consumed capacity, pages of 1 MB and the pages after them) go to the embedded DynamoDB on disk
  * and to dynalite as it ships (in a thread of its own, so none of asof's changes reach it), holding the same items.
  */
@@ -15,12 +17,15 @@ import {
   type BatchGetItemCommandInput,
   BatchWriteItemCommand,
   CreateTableCommand,
+  DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
   type GetItemCommandInput,
+  PutItemCommand,
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -319,5 +324,114 @@ describe('an item read of the embedded DynamoDB answers as dynalite does', () =>
       expect(mine).toEqual(theirs);
       expect(mine).toHaveProperty('error');
     }
+  });
+});
+
+describe('a conditional write of the embedded DynamoDB answers as dynalite does', () => {
+  const NAMES: Record<string, string> = { '#n': 'n', '#s': 's', '#tags': 'tags', '#l': 'l', '#x': 'x' };
+  const UPDATES = [
+    'SET #n = if_not_exists(#n, :zero) + :inc',
+    'ADD #n :inc',
+    'ADD #tags :set',
+    'DELETE #tags :set',
+    'SET #s = :v REMOVE #x',
+    'SET #l = list_append(if_not_exists(#l, :empty), :v)',
+  ];
+  const CONDITIONS = [
+    'attribute_not_exists(pk) OR #n < :limit',
+    '#n BETWEEN :lo AND :hi',
+    'attribute_type(#s, :t)',
+    'begins_with(#s, :v)',
+    'size(#s) > :limit',
+    'contains(#tags, :v)',
+    'NOT (#n = :inc) AND attribute_exists(#s)',
+  ];
+  const anyValue: fc.Arbitrary<AttributeValue> = fc.oneof(
+    fc.integer({ min: -5, max: 9 }).map((n) => ({ N: String(n) })),
+    fc.constantFrom('a', 'ab', 'b', 'S', 'N', 'x').map((S) => ({ S })),
+    fc.uniqueArray(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 3 }).map((SS) => ({ SS })),
+    fc.uniqueArray(fc.constantFrom('1', '2', '3'), { minLength: 1, maxLength: 2 }).map((NS) => ({ NS })),
+    fc.constantFrom<AttributeValue>({ L: [{ S: 'a' }] }, { L: [] }, { BOOL: true }, { NULL: true }, { M: { k: { S: 'v' } } }),
+  );
+  const step = fc.record({
+    kind: fc.constantFrom('update', 'update', 'update', 'put', 'delete', 'filter'),
+    update: fc.constantFrom(...UPDATES),
+    condition: fc.option(fc.constantFrom(...CONDITIONS), { nil: undefined }),
+    values: fc.dictionary(fc.constantFrom(':zero', ':inc', ':set', ':v', ':empty', ':limit', ':lo', ':hi', ':t'), anyValue),
+    returns: fc.constantFrom(undefined, 'ALL_NEW' as const, 'ALL_OLD' as const, 'UPDATED_NEW' as const),
+  });
+  const used = (expressions: (string | undefined)[], pattern: RegExp) =>
+    [...new Set(expressions.flatMap((e) => (e ? (e.match(pattern) ?? []) : [])))] as string[];
+  let run = 0;
+
+  it('for random sequences of updates, puts, deletes and filters', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const Key = { pk: { S: `writes-${run++}` }, sk: { S: 'item' } };
+        for (const st of steps) {
+          const expressions = st.kind === 'update' ? [st.update, st.condition] : [st.condition];
+          if (st.kind === 'filter') expressions[0] = '#n > :inc';
+          const names = Object.fromEntries(used(expressions, /#\w+/g).map((n) => [n, NAMES[n]!]));
+          // Mostly the values the expressions name, of the types they were drawn with; missing ones are refusals too.
+          const values = Object.fromEntries(Object.entries(st.values).filter(([v]) => used(expressions, /:\w+/g).includes(v)));
+          const common = {
+            TableName: TABLE,
+            ...(Object.keys(names).length && { ExpressionAttributeNames: names }),
+            ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
+          };
+          const send = async (c: DynamoDBClient) => {
+            try {
+              const out =
+                st.kind === 'update'
+                  ? await c.send(
+                      new UpdateItemCommand({
+                        ...common,
+                        Key,
+                        UpdateExpression: st.update,
+                        ...(st.condition && { ConditionExpression: st.condition }),
+                        ...(st.returns && { ReturnValues: st.returns }),
+                      }),
+                    )
+                  : st.kind === 'put'
+                    ? await c.send(
+                        new PutItemCommand({
+                          ...common,
+                          Item: { ...Key, n: { N: '1' }, s: { S: 'ab' } },
+                          ...(st.condition && { ConditionExpression: st.condition }),
+                          ...(st.returns === 'ALL_OLD' && { ReturnValues: st.returns }),
+                        }),
+                      )
+                    : st.kind === 'delete'
+                      ? await c.send(
+                          new DeleteItemCommand({
+                            ...common,
+                            Key,
+                            ...(st.condition && { ConditionExpression: st.condition }),
+                            ...(st.returns === 'ALL_OLD' && { ReturnValues: st.returns }),
+                          }),
+                        )
+                      : await c.send(
+                          new QueryCommand({
+                            ...common,
+                            KeyConditionExpression: 'pk = :pk',
+                            ExpressionAttributeValues: { ...values, ':pk': Key.pk },
+                            FilterExpression: '#n > :inc',
+                            ExpressionAttributeNames: { '#n': 'n' },
+                          }),
+                        );
+              const { $metadata: _, ...rest } = out;
+              return { ok: rest };
+            } catch (err) {
+              return { error: (err as Error).name, message: (err as Error).message };
+            }
+          };
+          const [mine, theirs] = [await send(clients.ours), await send(clients.plain)];
+          expect(mine).toEqual(theirs);
+        }
+        const read = (c: DynamoDBClient) => c.send(new GetItemCommand({ TableName: TABLE, Key, ConsistentRead: true })).then((o) => o.Item);
+        expect(await read(clients.ours)).toEqual(await read(clients.plain));
+      }),
+      { numRuns: 120 },
+    );
   });
 });
