@@ -73,7 +73,7 @@ const PAGE_BYTES = 1024 * 1024;
 const BATCH = 100;
 
 /** The range of a table's items as dynalite's item database gives it (createPrefixedDbWrapper's createValueStream). */
-export function itemRange(tableName: string, options: RangeOptions): RangeOptions {
+function itemRange(tableName: string, options: RangeOptions): RangeOptions {
   const prefix = `item-${tableName}~`;
   const range = { ...options };
   if (range.gte) range.gte = prefix + range.gte;
