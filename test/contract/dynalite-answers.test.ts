@@ -1,11 +1,12 @@
 /**
  * The embedded DynamoDB reads a table's Query without dynalite's streams (dynalite-query.ts), its items with LevelDB's
  * synchronous get (dynalite-gets.ts), and keeps dynalite's parses of expressions by their values' types
- * (dynalite-expressions.ts): every answer must be the one dynalite itself gives. Items are read by GetItem and
- * BatchGetItem, with and without projections, present and absent; conditional updates, puts and deletes run with
- * values of every type in random sequences, refusals included. Random queries (key conditions of every operator, both directions, limits, filters,
- * projections, COUNT, consumed capacity, pages of 1 MB and the pages after them) go to the embedded DynamoDB on disk
- * and to dynalite as it ships (in a thread of its own, so none of asof's changes reach it), holding the same items.
+ * (dynalite-expressions.ts): every answer must be the one dynalite itself gives. The same requests go to the embedded
+ * DynamoDB on disk and to dynalite as it ships (in a thread of its own, so none of asof's changes reach it), holding
+ * the same items: random queries (key conditions of every operator, both directions, limits, filters, projections,
+ * COUNT, consumed capacity, pages of 1 MB and the pages after them); GetItem and BatchGetItem with and without
+ * projections, present, absent and refused; random sequences of conditional updates, puts, deletes and filters with
+ * values of every type, refusals included.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
