@@ -4,7 +4,9 @@
  * busy. For a lookup (one Query of `Limit: 1`) that was about two thirds of the embedded DynamoDB's time for the call.
  * A Query of the table itself (no index) is read here straight from the iterator, a batch at a time (`nextv`), and
  * answered exactly as dynalite's queryTable answers it: the items taken while under the Limit and the 1 MB page, then
- * the filter, LastEvaluatedKey, the projection, Count and consumed capacity. Index queries stay dynalite's own.
+ * the filter, LastEvaluatedKey, the projection, Count and consumed capacity. It reads no further than the Limit
+ * (dynalite reads one item more and drops it: for a lookup, `Limit: 1`, the version before, texts and all). Index
+ * queries stay dynalite's own (no table of asof's has an index).
  */
 import { createRequire } from 'node:module';
 

@@ -119,29 +119,10 @@ function letDynaliteChecksumNatively(): void {
   crc32.unsigned = (data) => crc32Natively(data);
 }
 
-/*
- * dynalite's Query reads Limit + 1 items and drops the last unread: it stops taking items at the Limit, and answers
- * LastEvaluatedKey from the last item taken whether a further one exists or not (as DynamoDB does). For a lookup
- * (`Limit: 1`) the extra item is the version before, texts and all, read and decoded for nothing: the answer is the
- * same when the read stops at the Limit.
- */
-function letDynaliteQueryOnlyTheLimit(): void {
-  const db = createRequire(requireHere.resolve('dynalite'))('./db') as { queryTable(...args: unknown[]): unknown; readsLimit?: true };
-  if (db.readsLimit) return;
-  db.readsLimit = true;
-  const queryTable = db.queryTable;
-  db.queryTable = (store, table, data, opts, ...rest) => {
-    const { Limit, KeyConditions } = data as { Limit?: number; KeyConditions?: object };
-    const limited = KeyConditions && Limit ? { ...(opts as object), limit: Limit } : opts;
-    return queryTable(store, table, data, limited, ...rest);
-  };
-}
-
 letDynaliteRememberItsTables();
 letDynaliteGetSynchronously();
 letDynaliteRememberItsConditions();
 letDynaliteQueryWithoutStreams();
-letDynaliteQueryOnlyTheLimit(); // after: it limits the reads of index queries, which stay dynalite's own
 letDynaliteChecksumNatively();
 
 const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'CreateTable', 'DeleteTable', 'UpdateTable']);
