@@ -263,6 +263,7 @@ describe('citation extractor', () => {
       expect(editions('1 P.R.R. 1')).toEqual([['P.R.R.']]);
       expect(editions('1 U. S. 1')).toEqual([['U.S.']]);
       expect(editions('1 A. 2d 1')).toEqual([['A.2d']]);
+      expect(editions('1 P.R. 1 (1831)')).toEqual([['Pen. & W.']]);
       expect(editions('1 W.2d 1 (1854)')).toEqual([['Wis. 2d']]);
       expect(editions('1 Wash. 1 (1890)')).toEqual([['Wash.']]);
       expect(editions('1 Johnson 1 (1890)')).toEqual([['N.M. (J.)']]);
