@@ -7,6 +7,7 @@ import type { LookupAnswer, LookupParams } from '#law/lookup.ts';
 import type { Corpus } from '#law/model.ts';
 import { forEachBounded } from '#shared/bounded.ts';
 import { AppError } from '#shared/errors.ts';
+import { Semaphore } from '#shared/semaphore.ts';
 import { type FoundStatute, findStatuteCitations } from './citations/statutes.ts';
 import { codePointLength, codePointOffsets } from './code-points.ts';
 import type { CitationItem, ResolutionRequest } from './resolve.ts';
@@ -81,6 +82,18 @@ const asked = (s: ParsedStatute): { citation: string; corpus?: Corpus } => ({
  */
 export const STATUTE_LOOKUPS_IN_FLIGHT = 8;
 
+/**
+ * Statute lookups in flight across every request of the process (the local server; a Lambda serves one request at
+ * a time): eight requests of 250 citations would otherwise keep eight times `STATUTE_LOOKUPS_IN_FLIGHT` reads at the
+ * version store, and a cheap /law/lookup would queue behind them all.
+ */
+export const STATUTE_LOOKUPS_IN_PROCESS = 16;
+
+const processLookups = new Semaphore(STATUTE_LOOKUPS_IN_PROCESS);
+
+/** Statute lookups running now in this process, every request's together. */
+export const statuteLookupsInFlight = (): number => processLookups.running;
+
 const UNAVAILABLE: StatuteMiss = {
   code: 'statutes_unavailable',
   message: 'The law corpus store is not configured on this deployment.',
@@ -102,7 +115,7 @@ export async function resolveStatutes(
   for (const [i, s] of parsed.entries()) if (!distinct.has(ids[i]!)) distinct.set(ids[i]!, s);
   const outcomes = new Map<string, LookupAnswer | StatuteMiss>();
   await forEachBounded([...distinct], STATUTE_LOOKUPS_IN_FLIGHT, async ([id, s]) => {
-    outcomes.set(id, lookup ? await lookUp(lookup, s, asOf) : UNAVAILABLE);
+    outcomes.set(id, lookup ? await processLookups.run(() => lookUp(lookup, s, asOf)) : UNAVAILABLE);
   });
   return parsed.map((p, i) => {
     const outcome = outcomes.get(ids[i]!)!;

@@ -68,10 +68,12 @@ export const REAL_FORM_CASES: readonly RealFormCase[] = [
     full: ['57 USLW 2079', '88-2 USTC P 9431'],
   },
   {
-    form: 'Louisiana docket-style cite',
+    // A docket number with its pin inside is not read (issue 29): reporters-db's pattern has no pin there, and neither
+    // eyecite nor CourtListener's markup of this opinion reads it; `2009-1359 (La.App. 1 Cir. 5/10/10)` still is.
+    form: 'Louisiana docket number with a pin inside: not read',
     source: cl(1734973, 'Ewing v. State ex rel. Dept. of Transp. (La. Ct. App. 2000)'),
     text: 'to establish that no genuine issue of material fact remains at issue." Mouton v. Sears Roebuck, 99-669, p. 2 (La.App. 3 Cir. 11/3/99); 748 So. 2d 61, 65, quoting',
-    full: ['99-669, p. 2 (La.App. 3 Cir. 11/3/99)', '748 So. 2d 61'],
+    full: ['748 So. 2d 61'],
   },
   {
     form: 'Illinois public-domain cite',

@@ -38,6 +38,12 @@ export class TrieMatches {
   readonly abbreviations: Abbreviation[] = [];
   count = 0;
 
+  /** Some abbreviation found ends at `end`. */
+  endsAt(end: number): boolean {
+    for (let k = 0; k < this.count; k++) if (this.ends[k] === end) return true;
+    return false;
+  }
+
   push(end: number, abbreviation: Abbreviation): void {
     let k = this.count++;
     for (; k > 0 && this.ends[k - 1]! > end; k--) {
@@ -141,7 +147,9 @@ export class AbbreviationTrie {
           i++;
           period = code === PERIOD;
         }
-        if (node?.value) out.push(i, node.value);
+        // One abbreviation per end: the main path's, spelled as the text prints it (`P.R.`, a variation of three
+        // reporters), not one a branch after a period reaches (`P. R.`, a variation of one).
+        if (node?.value && !out.endsAt(i)) out.push(i, node.value);
       }
       if (pending === 0) return;
       pending--;

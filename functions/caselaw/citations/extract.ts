@@ -45,6 +45,8 @@ export interface FoundCitation {
   parallelTo?: number;
   /** The page (and maybe the volume) is a placeholder not yet assigned (`576 U.S. ___`): nothing to resolve it to. */
   placeholder?: boolean;
+  /** A short cite's guess at the case it refers to: the name printed just before it (`Williams, 529 U.S. at 406`). */
+  antecedent?: string;
 }
 
 /**
@@ -78,6 +80,7 @@ function citation(kind: CitationKind, start: number, end: number, text: string):
     parallelTo: undefined,
     parenthetical: undefined,
     year: undefined,
+    antecedent: undefined,
   };
 }
 
@@ -266,6 +269,49 @@ function readForms(
   return best;
 }
 
+/**
+ * Is the number at `i` part of a dollar amount (`$505,999`, `$1,250.50`)? Digits, thousands separators and a decimal
+ * point back to a `$`: `$505,999 App. 28` is no citation of Ohio App. 28. A comma alone decides nothing: parallel
+ * cites are printed without a space after it (`339 Mo. 452,97 S.W.2d 113`).
+ */
+function inAmount(text: string, i: number): boolean {
+  let k = i - 1;
+  while (k >= 0 && k > i - 24) {
+    const code = text.charCodeAt(k);
+    if (code === 0x24) return true; // `$`
+    if (!isDigit(code) && code !== Code.Comma && code !== 0x2e) return false;
+    k--;
+  }
+  return false;
+}
+
+/** Words that open a citation sentence or clause, never a case's name. */
+const SIGNAL = /^(?:See|Cf|Accord|Compare|But|Also|And|In|The|E\.g|Id|Ibid|Supra)\.?$/;
+/** One word of a case's short name: a capital, then letters, apostrophes, periods, hyphens, ampersands. */
+const NAME_WORD = /^[A-Z][A-Za-z'’.&-]*$/;
+
+/**
+ * The name just before a short cite, as eyecite's `antecedent_guess` reads it: up to three capitalised words,
+ * right before the volume or before the comma after them (`Williams, 529 U.S. at 406`, `Strawberry Hill, 725
+ * S.W.2d at 176`); undefined after a quotation mark, a bracket or a number.
+ */
+function antecedentBefore(text: string, volumeStart: number): string | undefined {
+  let k = volumeStart - 1;
+  while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
+  if (text.charCodeAt(k) === Code.Comma) k--;
+  const words: string[] = [];
+  while (words.length < 3) {
+    let start = k;
+    while (start >= 0 && !isSpace(text.charCodeAt(start)) && text.charCodeAt(start) !== 0) start--;
+    const word = text.slice(start + 1, k + 1);
+    if (!NAME_WORD.test(word) || SIGNAL.test(word)) break;
+    words.unshift(word);
+    if (start < 0 || text.charCodeAt(start) !== 0x20) break;
+    k = start - 1;
+  }
+  return words.length > 0 ? words.join(' ') : undefined;
+}
+
 /** The extractor over the given tables (the shared reporters-db tables by default). */
 export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
   const trie = new AbbreviationTrie(db.abbreviations.values());
@@ -328,7 +374,8 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
     if (!found || (blankVolume && !found.placeholder)) return -1;
     if (isStarPage(text, found)) return found.end;
     if (found.kind === 'full' && sectionFollows(text, found)) return -1;
-    // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page.
+    // `5 Phila., 142 F.3d 582`: a page that is itself the volume of the next citation was never a page; nor is one
+    // that is a short cite's (`3 Williams, 529 U.S. at 406`: a footnote number, a name, a short cite).
     const pageAt = found.end - (found.page?.length ?? 0);
     if (
       !probing &&
@@ -336,7 +383,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       !hyphenated &&
       found.page &&
       text.startsWith(found.page, pageAt) &&
-      startsCitation(text, pageAt)
+      startsCitation(text, pageAt, true)
     ) {
       return -1;
     }
@@ -570,7 +617,9 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
       if (atPage) pageStart += atPage[0].length;
       const end = pageEnd(text, pageStart);
       if (end < 0) return undefined;
-      return base(text, 'short', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, pageStart, end);
+      const short = base(text, 'short', volumeStart, volumeEnd, reporterStart, reporterEnd, abbreviation, pageStart, end);
+      short.antecedent = antecedentBefore(text, volumeStart);
+      return short;
     }
     let pageStart = spaced;
     if (abbreviation.kind === 'case' && text.charCodeAt(spaced) === Code.OpenParen && abbreviation.editions.some((e) => e.nominative)) {
@@ -635,7 +684,7 @@ export function createExtractor(db: ReportersDb = reportersDb()): Extractor {
         continue;
       }
       const end = digitsEnd(text, i);
-      const boundary = i === 0 || !isWordChar(text.charCodeAt(i - 1));
+      const boundary = i === 0 || (!isWordChar(text.charCodeAt(i - 1)) && !inAmount(text, i));
       if (boundary && end - i <= MAX_VOLUME_DIGITS) {
         const next = tryAt(text, i, end, out);
         if (next > 0) {

@@ -85,9 +85,9 @@ function compile(template: string, variables: Variables): CitationForm | undefin
   if (separator && volume.startsWith('(?P<volume>') && volume.endsWith(')')) {
     return { template, volumeRule: 'required', glued, before: new RegExp(`^(?:${toJs(volume)})$`), after };
   }
-  // Louisiana's docket-style cite is printed with its pin inside, before the court: `99-669, p. 2 (La.App. 3 Cir. …)`.
-  const pinned = head.replace(/ \\\($/, '(?:, pp?\\. \\d+(?:-\\d+)?)? \\(');
-  return { template, volumeRule: 'prefix', glued: false, before: new RegExp(toJs(pinned), 'y'), after };
+  // As reporters-db writes it: a docket number printed with a pin inside (`95-0754, p. 3 (La.App. 1 Cir. …)`) is
+  // not read, as eyecite and CourtListener's citation lookup do not read it (docs/DECISIONS.md, Case citations).
+  return { template, volumeRule: 'prefix', glued: false, before: new RegExp(toJs(head), 'y'), after };
 }
 
 /**

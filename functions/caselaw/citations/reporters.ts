@@ -97,6 +97,13 @@ function withoutSeriesPeriod(variations: Map<string, Set<string>>): Map<string, 
   return all;
 }
 
+/**
+ * reporters-db lists `T.C. at` as a variation of `T.C.`: `at` is what makes a short cite (`65 T.C. at 90`), and read
+ * as part of the reporter it turned every Tax Court short cite into a full citation of its pin page. Such variations
+ * are left out.
+ */
+const SHORT_CITE_MARKER = /\sat$/;
+
 function loadReportersDb(dir = reportersDbDir()): ReportersDb {
   const reporters = readJson<Record<string, RawReporter[]>>(dir, 'reporters.json');
   const laws = readJson<Record<string, RawLaw[]>>(dir, 'laws.json');
@@ -133,6 +140,7 @@ function loadReportersDb(dir = reportersDbDir()): ReportersDb {
         editions.set(key, list);
       }
       for (const [variation, target] of Object.entries(reporter.variations)) {
+        if (SHORT_CITE_MARKER.test(variation)) continue;
         const set = variations.get(variation) ?? new Set<string>();
         set.add(target);
         variations.set(variation, set);

@@ -52,6 +52,13 @@ describe('abbreviation trie', () => {
     expect(walk(trie, '§\t1', 0, out)).toEqual([[3, '§ 1']]);
   });
 
+  it('gives one abbreviation per end, the one spelled as the text prints it, where two differ only by a space after a period', () => {
+    // reporters-db: `P.R.` is a variation of three reporters, `P. R.` of one (eyecite's disambiguation case 5).
+    const trie = new AbbreviationTrie(['P.R.', 'P. R.'].map(abbreviation));
+    expect(walk(trie, '1 P.R. 1', 2)).toEqual([[6, 'P.R.']]);
+    expect(walk(trie, '1 P. R. 1', 2)).toEqual([[7, 'P. R.']]);
+  });
+
   it('keeps equal ends in the order they were found', () => {
     const out = new TrieMatches();
     const [a, b, c] = ['a', 'b', 'c'].map(abbreviation);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createExtractor, extractCitations, type FoundCitation, normalizedForms } from '#caselaw/citations/extract.ts';
+import { parseRequest } from '#caselaw/resolve.ts';
 import { measureAccuracy } from '../../support/citation-accuracy.ts';
 import { formExamples, measureForms } from '../../support/citation-forms-suite.ts';
 import { REAL_FORM_CASES } from '../../support/real-citation-forms.ts';
@@ -200,6 +201,94 @@ describe('citation extractor', () => {
       ['full', 'Holmes, 272'],
       ['full', '40 Amer. Jur., p. 764'],
     ]);
+  });
+
+  describe('defects a hostile probe found (issue 29)', () => {
+    const read = (text: string) =>
+      extractCitations(text).map((c) => ({
+        kind: c.kind,
+        text: c.text,
+        antecedent: c.antecedent,
+        editions: c.editions?.map((e) => e.key),
+      }));
+
+    it('reads a Tax Court short cite (`65 T.C. at 90`) as a short cite, as `529 U.S. at 406`, not as page 90', () => {
+      // reporters-db's variation `T.C. at` made the short cite's `at` part of the reporter.
+      expect(read('the Court rejected that reading. Bolton, 65 T.C. at 90. The regulation')).toEqual([
+        { kind: 'short', text: '65 T.C. at 90', antecedent: 'Bolton', editions: ['T.C.'] },
+      ]);
+      expect(read('Bolton v. Commissioner, 77 T.C. 104, 110 (1981); 77 T.C., at 112.').map((c) => [c.kind, c.text])).toEqual([
+        ['full', '77 T.C. 104'],
+        ['short', '77 T.C., at 112'],
+      ]);
+      expect(parseRequest({ text: 'Bolton, 65 T.C. at 90.' })).toEqual([]);
+    });
+
+    it('does not read a footnote number and a name before a short cite as a volume (`3 Williams, 529 U.S. at 406`)', () => {
+      expect(read('an unreasonable application of that law.3 Williams, 529 U.S. at 406. The state court')).toEqual([
+        { kind: 'short', text: '529 U.S. at 406', antecedent: 'Williams', editions: ['U.S.'] },
+      ]);
+      expect(read('relief is barred. 3 Williams, 529 U.S. at 406.')).toEqual([
+        { kind: 'short', text: '529 U.S. at 406', antecedent: 'Williams', editions: ['U.S.'] },
+      ]);
+      // The reporter is still read where its page is no short cite's volume.
+      expect(read('3 Williams 529 (Mass. 1805)').map((c) => [c.kind, c.text])).toEqual([['full', '3 Williams 529']]);
+    });
+
+    it("gives a short cite eyecite's antecedent guess: the capitalised name right before it, none after a quotation mark", () => {
+      expect(read('Piper Aircraft, 454 U.S. at 241').map((c) => c.antecedent)).toEqual(['Piper Aircraft']);
+      expect(read('before Foo 1 U. S., at 2').map((c) => c.antecedent)).toEqual(['Foo']);
+      expect(read('before Foo,” 1 U. S., at 2').map((c) => c.antecedent)).toEqual([undefined]);
+      expect(read('See 1 U. S., at 2').map((c) => c.antecedent)).toEqual([undefined]);
+    });
+
+    it('does not read the digits of an amount as a volume (`$505,999 App. 28`)', () => {
+      expect(read('a judgment of $505,999 App. 28, and the costs')).toEqual([]);
+      expect(read('the jury awarded $1,250 Ohio App. 5')).toEqual([]);
+      // A volume after a comma is still one, with or without a space (real text of the bundled opinions).
+      expect(read('Ohio 1, 10 Ohio App. 28').map((c) => c.text)).toEqual(['10 Ohio App. 28']);
+      expect(read('In State v. Ragland, 339 Mo. 452,97 S.W.2d 113, it is stated:').map((c) => c.text)).toEqual([
+        '339 Mo. 452',
+        '97 S.W.2d 113',
+      ]);
+      expect(read('In rePersonalRestraintofMorris, 176 Wn.2d 157, 166,288 P.3d 1140 (2012),').map((c) => c.text)).toEqual([
+        '176 Wn.2d 157',
+        '288 P.3d 1140',
+      ]);
+    });
+
+    it("answers eyecite's own disambiguation cases as eyecite does where one edition is meant, and keeps every candidate where it is not", () => {
+      // eyecite's test_disambiguate_citations, run there with remove_ambiguous.
+      const editions = (text: string) => full(text).map((c) => c.editions!.map((e) => e.key));
+      expect(editions('1 P.R.R. 1')).toEqual([['P.R.R.']]);
+      expect(editions('1 U. S. 1')).toEqual([['U.S.']]);
+      expect(editions('1 A. 2d 1')).toEqual([['A.2d']]);
+      expect(editions('1 P.R. 1 (1831)')).toEqual([['Pen. & W.']]);
+      expect(editions('1 W.2d 1 (1854)')).toEqual([['Wis. 2d']]);
+      expect(editions('1 Wash. 1 (1890)')).toEqual([['Wash.']]);
+      expect(editions('1 Johnson 1 (1890)')).toEqual([['N.M. (J.)']]);
+      expect(full('1 Cra. 1').map(normalizedForms)).toEqual([['1 Cranch 1']]);
+      // eyecite drops these with remove_ambiguous; CourtListener's citation lookup, which this API answers as, keeps
+      // them and lists each candidate case (status 300). Both Cranch editions are keyed `Cranch`: one form to look up.
+      expect(full('1 Cranch 1 1 U.S. 23').map(normalizedForms)).toEqual([['1 Cranch 1'], ['1 U.S. 23']]);
+      expect(editions('1 Johnson 1 (1806)')).toEqual([['Johns.', 'N.M. (J.)']]);
+      expect(full('1 Johnson 1 (1806)').map(normalizedForms)).toEqual([['1 Johns. 1', '1 N.M. (J.) 1']]);
+    });
+
+    it("does not read a Louisiana docket number with its pin inside as a citation (eyecite's case), but reads the form reporters-db gives", () => {
+      expect(
+        read('objection. Our Lady of the Lake Hosp. v. Vanner, 95-0754, p. 3 (La.App. 1 Cir. 12/15/95), 669 So.2d 463, 464;').map(
+          (c) => c.text,
+        ),
+      ).toEqual(['669 So.2d 463']);
+      expect(read('blah blah, 2009 12345 (La.App. 1 Cir. 05/10/10). blah blah').map((c) => [c.kind, c.text])).toEqual([
+        ['full', '2009 12345 (La.App. 1 Cir. 05/10/10)'],
+      ]);
+      expect(read('State v. X, 2009-1359 (La.App. 1 Cir. 5/10/10), 38 So.3d 514').map((c) => c.text)).toEqual([
+        '2009-1359 (La.App. 1 Cir. 5/10/10)',
+        '38 So.3d 514',
+      ]);
+    });
   });
 
   it('finds nothing, and every span is a slice of the input, whatever the text', () => {

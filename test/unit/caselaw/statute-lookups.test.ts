@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type LawLookup, resolveStatutes, STATUTE_LOOKUPS_IN_FLIGHT, splitStatutes } from '#caselaw/statutes.ts';
+import {
+  type LawLookup,
+  resolveStatutes,
+  STATUTE_LOOKUPS_IN_FLIGHT,
+  STATUTE_LOOKUPS_IN_PROCESS,
+  splitStatutes,
+  statuteLookupsInFlight,
+} from '#caselaw/statutes.ts';
 import type { LookupAnswer } from '#law/lookup.ts';
 import { AppError } from '#shared/errors.ts';
 
@@ -35,6 +42,21 @@ describe('statute lookups of one request', () => {
       if (i % 2 === 0) expect(r).toMatchObject({ answer: { citation: printed[i] }, miss: null, asOf: '2020-01-01' });
       else expect(r).toMatchObject({ answer: null, miss: { code: 'no_edition_on_file' } });
     });
+  });
+
+  it(`keeps at most ${STATUTE_LOOKUPS_IN_PROCESS} lookups in flight across concurrent requests, each answered in full`, async () => {
+    const texts = Array.from(
+      { length: 6 },
+      (_, r) => `See ${Array.from({ length: 40 }, (_, i) => `28 U.S.C. § ${r * 100 + i + 1}`).join('; ')}.`,
+    );
+    const { lookup, asked, most } = countingLookup();
+
+    const all = await Promise.all(texts.map((text) => resolveStatutes(lookup, splitStatutes({ text }).statutes, '2020-01-01')));
+
+    expect(most()).toBe(STATUTE_LOOKUPS_IN_PROCESS);
+    expect(statuteLookupsInFlight()).toBe(0);
+    expect(asked).toHaveLength(240);
+    for (const resolved of all) expect(resolved.every((r) => r.miss?.code === 'no_edition_on_file')).toBe(true);
   });
 
   it('looks a citation printed several times up once, and answers each place it is printed', async () => {
