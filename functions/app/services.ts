@@ -33,9 +33,9 @@ export interface SiteConfig {
  */
 export type McpEndpoint = (request: McpRequest) => Promise<McpAnswer>;
 
-/** One POST to the MCP endpoint: its JSON body, its headers (names lowercased), and the services it runs on. */
+/** One POST to the MCP endpoint: its body's text (size checked), its headers (names lowercased), the services it runs on. */
 export interface McpRequest {
-  body: unknown;
+  body: string;
   headers: Record<string, string>;
   services: Services;
 }

@@ -27,7 +27,7 @@ export function createRouteHandler(route: Route, services: Services): RouteHandl
     .use(edgeLimit({ limiter: services.edge, now: services.now }))
     .use(authenticate({ accounts: services.accounts, ...(route.auth.kind === 'bearer' && { scope: route.auth.scope }) }))
     .use(admitUsage({ ...usage, phase: 'before-input' }))
-    .use(parseInput({ schema: route.input, ...(route.fieldCodes && { fieldCodes: route.fieldCodes }) }))
+    .use(parseInput({ schema: route.input, ...(route.fieldCodes && { fieldCodes: route.fieldCodes }), ownBody: route.body === 'own' }))
     .use(admitUsage({ ...usage, phase: 'after-input' }))
     .handler(async (event, context) => {
       const { http } = context;
@@ -35,6 +35,7 @@ export function createRouteHandler(route: Route, services: Services): RouteHandl
         services,
         principal: http.principal,
         requestId: http.requestId,
+        body: http.body ?? '',
         pathParameters: Object.fromEntries(
           Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
         ),

@@ -37,11 +37,14 @@ export interface OpenApiOptions {
 }
 
 /**
- * The codes any input can meet, beyond those a route names: a POST body that is not a JSON object or over 1 MiB, and
+ * The codes any input can meet, beyond those a route names: a POST body that is not a JSON object, too deep or too
+ * wide (bad_json) or over 1 MiB (too_large), and
  * `bad_parameter` for a value of a field with no code of its own (a NUL character, a wrong JSON type, too long, empty
  * when optional, given twice).
  */
 function inputErrors(route: Route, method: 'GET' | 'POST'): ErrorCode[] {
+  // A route that reads its own body (MCP) answers a malformed one its own way; only the size limit is the API's.
+  if (route.body === 'own') return ['too_large'];
   const fields = Object.keys((route.input as unknown as z.ZodObject).shape ?? {});
   const generic = fields.some((f) => !route.fieldCodes?.[f]?.startsWith('bad_'));
   return [...(method === 'POST' ? (['bad_json', 'too_large'] as const) : []), ...(generic ? (['bad_parameter'] as const) : [])];

@@ -23,6 +23,8 @@ export interface RouteContext {
   pathParameters: Record<string, string>;
   /** The request's headers, names lowercased (the MCP endpoint hands them to the protocol's transport). */
   headers: Record<string, string>;
+  /** The POST body's text for a route that reads its body itself (`body: 'own'`); empty for every other route. */
+  body: string;
 }
 
 export interface RouteResult {
@@ -61,6 +63,11 @@ export interface Route<I extends z.ZodType = z.ZodType> {
    */
   units: number | ((input: z.output<I>) => number);
   input: I;
+  /**
+   * `'own'`: the handler reads the POST body itself (the MCP endpoint: JSON-RPC answers a malformed message with its
+   * own errors); no parameter is read from the query string or the body, and `input` only documents the body.
+   */
+  body?: 'own';
   /** The error code for an invalid value of each field; a missing required field is always `missing_fields`. */
   fieldCodes?: Partial<Record<string, ErrorCode>>;
   summary: string;

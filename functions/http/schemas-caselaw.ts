@@ -24,6 +24,7 @@ export const CitationLookupInputSchema = z
       .meta({ description: `text to parse, at most ${thousands(MAX_TEXT_CHARS)} characters` }),
     citations: z
       .array(citationItem)
+      .max(MAX_CITATIONS)
       .optional()
       .meta({ description: `citations to resolve (at most ${MAX_CITATIONS}): strings (\`410 U.S. 113\`) or {volume, reporter, page}` }),
     asOf: asOfParam.meta({

@@ -77,7 +77,7 @@ export async function serveMcpStdio(opts: McpStdioOptions): Promise<number> {
       const reason = error instanceof Error ? error.message : String(error);
       return {
         status: 503,
-        body: { error: { code: 'statutes_unavailable', message: `asof could not serve ${opts.dataDir}: ${reason}` } },
+        text: JSON.stringify({ error: { code: 'statutes_unavailable', message: `asof could not serve ${opts.dataDir}: ${reason}` } }),
         headers: {},
       };
     }

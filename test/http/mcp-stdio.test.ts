@@ -38,8 +38,12 @@ async function startMcp(args: string[], env: Record<string, string> = {}) {
   return { client, stderr: () => stderr };
 }
 
-const callTool = async (client: Client, name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: any; _meta: Record<string, unknown> };
+/** A tool's result, with `answer`: the route's JSON body, which the result carries once, as its text content. */
+const callTool = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult & { _meta: Record<string, unknown> };
+  expect(result).not.toHaveProperty('structuredContent');
+  return { ...result, answer: JSON.parse((result.content[0] as { text: string }).text) as any };
+};
 
 describe('asof mcp on the data dir of a running server', () => {
   it('answers through that server: tools listed, a section as of a date, and no_edition_on_file as a tool error', async () => {
@@ -51,9 +55,9 @@ describe('asof mcp on the data dir of a running server', () => {
     const missing = await callTool(client, 'lookup_section', { jurisdiction: 'dc', citation: 'D.C. Code § 22-404.05', asOf: '2024-07-01' });
 
     expect(found.isError).toBe(false);
-    expect(found.structuredContent.result).toMatchObject({ citation: { key: '1-112b' }, provenance: { contentHash: expect.any(String) } });
+    expect(found.answer.result).toMatchObject({ citation: { key: '1-112b' }, provenance: { contentHash: expect.any(String) } });
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent.error).toMatchObject({ code: 'no_edition_on_file', didYouMean: expect.any(Array) });
+    expect(missing.answer.error).toMatchObject({ code: 'no_edition_on_file', didYouMean: expect.any(Array) });
     expect(stderr()).toContain(`tools answered by the server running on ${dataDir}`);
   });
 
@@ -98,7 +102,8 @@ describe('asof mcp on the data dir of a running server', () => {
       ['2.0', 2],
       ['2.0', 3],
     ]);
-    expect(messages[2].result).toMatchObject({ isError: true, structuredContent: { error: { code: 'bad_as_of' } } });
+    expect(messages[2].result).toMatchObject({ isError: true, content: [{ type: 'text' }] });
+    expect(JSON.parse(messages[2].result.content[0].text).error.code).toBe('bad_as_of');
     expect(stderr).toContain('asof mcp:');
     expect(code).toBe(0);
   });
@@ -112,8 +117,8 @@ describe('asof mcp --base-url', () => {
     const second = await callTool(client, 'filing_format', { jurisdiction: 'us', court: 'ca9' });
 
     expect(first.isError).toBe(false);
-    expect(first.structuredContent.results.length).toBeGreaterThan(0);
-    expect(second.structuredContent.result[0]).toMatchObject({ court: 'ca9' });
+    expect(first.answer.results.length).toBeGreaterThan(0);
+    expect(second.answer.result[0]).toMatchObject({ court: 'ca9' });
     const dayLeft = (t: { _meta: Record<string, unknown> }) => Number(/"day";r=(\d+)/.exec(String(t._meta['asof/rateLimit']))?.[1]);
     expect(dayLeft(first) - dayLeft(second)).toBe(1);
   });
@@ -122,13 +127,13 @@ describe('asof mcp --base-url', () => {
     const noKey = await startMcp(['--base-url', fixture().url]);
     const refused = await callTool(noKey.client, 'lookup_section', { jurisdiction: 'us', citation: '1-112b' });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent.error.code).toBe('missing_bearer');
+    expect(refused.answer.error.code).toBe('missing_bearer');
     expect(noKey.stderr()).toMatch(/no key/);
 
     const away = await startMcp(['--base-url', 'http://127.0.0.1:9/v1', '--key', fixture().keys.pool[5]!]);
     const unreachable = await callTool(away.client, 'lookup_section', { jurisdiction: 'us', citation: '1-112b' });
     expect(unreachable.isError).toBe(true);
-    expect(unreachable.structuredContent.error.code).toBe('service_unreachable');
+    expect(unreachable.answer.error.code).toBe('service_unreachable');
   });
 
   it('refuses a base URL that is not an http address', async () => {
@@ -160,9 +165,10 @@ describe('asof mcp on a data dir no server runs on', () => {
         { name: 'lookup_section', arguments: { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' } },
         undefined,
         { timeout: 200_000 },
-      )) as CallToolResult & { structuredContent: any };
-      expect(found.isError, JSON.stringify(found.structuredContent)).toBe(false);
-      expect(found.structuredContent.result.citation.key).toBe('1-112b');
+      )) as CallToolResult;
+      const text = (found.content[0] as { text: string }).text;
+      expect(found.isError, text).toBe(false);
+      expect(JSON.parse(text).result.citation.key).toBe('1-112b');
       expect(stderr()).toContain(`serving ${dataDir} in this process`);
       await client.close();
     } finally {

@@ -34,8 +34,12 @@ async function connect(key: string | null): Promise<Client> {
   return client;
 }
 
-const callTool = async (client: Client, name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: any; _meta: Record<string, unknown> };
+/** A tool's result, with `answer`: the route's JSON body, which the result carries once, as its text content. */
+const callTool = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult & { _meta: Record<string, unknown> };
+  expect(result).not.toHaveProperty('structuredContent');
+  return { ...result, answer: JSON.parse((result.content[0] as { text: string }).text) as any };
+};
 
 let client: Client;
 beforeAll(async () => {
@@ -79,9 +83,9 @@ describe('POST /v1/mcp with the SDK client', () => {
 
     expect(tool.isError).toBe(false);
     expect(rest.status).toBe(200);
-    expect(tool.structuredContent).toEqual(rest.body);
-    expect(JSON.parse((tool.content[0] as { text: string }).text)).toEqual(rest.body);
-    const { result } = tool.structuredContent;
+    expect(tool.content).toHaveLength(1);
+    expect(tool.answer).toEqual(rest.body);
+    const { result } = tool.answer;
     expect(result.citation).toMatchObject({ jurisdiction: 'us', key: '1-112b', display: '1 U.S.C. § 112b' });
     expect(result.provenance).toMatchObject({
       sourceUrl: expect.stringMatching(/^https:\/\//),
@@ -100,30 +104,30 @@ describe('POST /v1/mcp with the SDK client', () => {
 
     expect(tool.isError).toBe(true);
     expect(tool._meta['asof/status']).toBe(404);
-    expect(tool.structuredContent.error).toMatchObject({ code: 'no_edition_on_file', message: expect.stringContaining('22-404.05') });
-    expect(tool.structuredContent.error.didYouMean[0]).toMatchObject({
+    expect(tool.answer.error).toMatchObject({ code: 'no_edition_on_file', message: expect.stringContaining('22-404.05') });
+    expect(tool.answer.error.didYouMean[0]).toMatchObject({
       citation: expect.stringContaining('22-404.05'),
       reason: 'latest-version',
     });
-    expect(tool.structuredContent).not.toHaveProperty('result');
+    expect(tool.answer).not.toHaveProperty('result');
   });
 
   it('lookup_section in a jurisdiction with nothing of the corpus is not_carried', async () => {
     const tool = await callTool(client, 'lookup_section', { jurisdiction: 'wy', citation: '1-1-101' });
     expect(tool.isError).toBe(true);
-    expect(tool.structuredContent.error.code).toBe('not_carried');
+    expect(tool.answer.error.code).toBe('not_carried');
   });
 
   it('section_text gives the quotable parts only', async () => {
     const tool = await callTool(client, 'section_text', { jurisdiction: 'us', citation: '1-112b', asOf: '2019-03-01' });
     expect(tool.isError).toBe(false);
-    expect(tool.structuredContent.result).toMatchObject({
+    expect(tool.answer.result).toMatchObject({
       citation: { key: '1-112b' },
       bodyText: expect.any(String),
       versionLabel: expect.any(String),
     });
-    expect(tool.structuredContent.result).not.toHaveProperty('provenance');
-    expect(tool.structuredContent.result).not.toHaveProperty('validFrom');
+    expect(tool.answer.result).not.toHaveProperty('provenance');
+    expect(tool.answer.result).not.toHaveProperty('validFrom');
   });
 
   it('list_versions gives the timeline of D.C. Code § 22-404.05 as GET /law/versions does, ended on 2024-06-22', async () => {
@@ -131,21 +135,21 @@ describe('POST /v1/mcp with the SDK client', () => {
     const [tool, rest] = await Promise.all([callTool(client, 'list_versions', args), get('/law/versions', args)]);
     expect(tool.isError).toBe(false);
     expect(rest.status).toBe(200);
-    expect(tool.structuredContent).toEqual(rest.body);
-    expect(tool.structuredContent.result.endedAt).toMatch(/^2024-06-22/);
+    expect(tool.answer).toEqual(rest.body);
+    expect(tool.answer.result.endedAt).toMatch(/^2024-06-22/);
   });
 
   it('diff_versions compares two dates as GET /law/diff does, and names the date on which nothing was in force', async () => {
     const args = { jurisdiction: 'us', corpus: 'rules', citation: 'frap-32', from: '2010-06-01', to: '2025-01-01' };
     const [tool, rest] = await Promise.all([callTool(client, 'diff_versions', args), get('/law/diff', args)]);
     expect(tool.isError).toBe(false);
-    expect(tool.structuredContent).toEqual(rest.body);
-    expect(tool.structuredContent.result.identical).toBe(false);
+    expect(tool.answer).toEqual(rest.body);
+    expect(tool.answer.result.identical).toBe(false);
 
     const gap = await callTool(client, 'diff_versions', { ...args, to: '2015-01-01' });
     expect(gap.isError).toBe(true);
     expect(gap._meta['asof/status']).toBe(404);
-    expect(gap.structuredContent.error).toMatchObject({ code: 'no_edition_on_file', message: expect.stringContaining('to=2015-01-01') });
+    expect(gap.answer.error).toMatchObject({ code: 'no_edition_on_file', message: expect.stringContaining('to=2015-01-01') });
   });
 
   it('search_law finds D.C. Code § 22-404.05 for "strangulation" in force on 2024-04-01, and not on 2024-07-01', async () => {
@@ -153,17 +157,17 @@ describe('POST /v1/mcp with the SDK client', () => {
     const after = await callTool(client, 'search_law', { q: 'strangulation', jurisdiction: 'dc', asOf: '2024-07-01' });
 
     expect(before.isError).toBe(false);
-    const hit = before.structuredContent.results.find((h: any) => h.citation.key === '22-404.05');
+    const hit = before.answer.results.find((h: any) => h.citation.key === '22-404.05');
     expect(hit).toMatchObject({ snippet: expect.stringContaining('<b>'), provenance: { contentHash: expect.stringMatching(/^sha256:/) } });
-    expect(after.structuredContent.results.map((h: any) => h.citation.key)).not.toContain('22-404.05');
+    expect(after.answer.results.map((h: any) => h.citation.key)).not.toContain('22-404.05');
   });
 
   it('filing_format answers the Ninth Circuit as of 2010-06-01 as GET /law/format does', async () => {
     const args = { jurisdiction: 'us', court: 'ca9', asOf: '2010-06-01' };
     const [tool, rest] = await Promise.all([callTool(client, 'filing_format', args), get('/law/format', args)]);
     expect(tool.isError).toBe(false);
-    expect(tool.structuredContent).toEqual(rest.body);
-    expect(tool.structuredContent.result[0]).toMatchObject({ court: 'ca9', id: 'ca9-2010-02-01' });
+    expect(tool.answer).toEqual(rest.body);
+    expect(tool.answer.result[0]).toMatchObject({ court: 'ca9', id: 'ca9-2010-02-01' });
   });
 
   it('resolve_citations finds and resolves the citations of a text as POST /law/citations/lookup does', async () => {
@@ -172,8 +176,8 @@ describe('POST /v1/mcp with the SDK client', () => {
       post('/law/citations/lookup', { text: CITING }),
     ]);
     expect(tool.isError).toBe(false);
-    expect(tool.structuredContent).toEqual(rest.body);
-    expect(tool.structuredContent.results.map((r: any) => [r.citation, r.status])).toEqual([
+    expect(tool.answer).toEqual(rest.body);
+    expect(tool.answer.results.map((r: any) => [r.citation, r.status])).toEqual([
       ['267 Ga. 9', 200],
       ['471 S.E.2d 836', 200],
       ['410 U. S. 113', 404],
@@ -187,13 +191,13 @@ describe('POST /v1/mcp with the SDK client', () => {
     const both = await callTool(client, 'resolve_citations', {});
     const rest = await get('/law/lookup', { jurisdiction: 'us', citation: '1-112b', asOf: '2019-02-30' });
 
-    expect([badDate, noCitation, badLevel, both].map((t) => [t.isError, t.structuredContent.error.code, t._meta['asof/status']])).toEqual([
+    expect([badDate, noCitation, badLevel, both].map((t) => [t.isError, t.answer.error.code, t._meta['asof/status']])).toEqual([
       [true, 'bad_as_of', 400],
       [true, 'missing_fields', 400],
       [true, 'bad_level', 400],
       [true, 'missing_fields', 400],
     ]);
-    expect(badDate.structuredContent.error.message).toBe(rest.body.error.message);
+    expect(badDate.answer.error.message).toBe(rest.body.error.message);
   });
 
   it('answers an unknown tool with a JSON-RPC error naming the tools', async () => {
@@ -243,16 +247,23 @@ describe('authentication of /v1/mcp', () => {
     expect(streamed.headers.get('allow')).toBe('POST');
   });
 
-  it('answers a body that is not a JSON-RPC message with a JSON-RPC error, and not JSON at all with 400 bad_json', async () => {
+  it('answers a body that is not a JSON-RPC message with -32600, and not JSON at all with -32700, each HTTP 400', async () => {
     const key = fixture().keys.pool[2]!;
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
     const notRpc = await fetch(`${fixture().url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ hello: 'world' }) });
     const notJson = await fetch(`${fixture().url}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":' });
 
     expect(notRpc.status).toBe(400);
-    expect(((await notRpc.json()) as any).error).toMatchObject({ code: expect.any(Number) });
+    expect(((await notRpc.json()) as any).error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: jsonrpc must be "2.0" (got nothing).',
+    });
     expect(notJson.status).toBe(400);
-    expect(((await notJson.json()) as any).error.code).toBe('bad_json');
+    expect(await notJson.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the body is not valid JSON.' },
+    });
   });
 });
 
@@ -303,12 +314,12 @@ describe('metering of /v1/mcp', () => {
       const batch = await callTool(agent, 'resolve_citations', { text: CITING });
 
       expect(first.isError).toBe(false);
-      expect([second, batch].map((t) => [t.isError, t._meta['asof/status'], t.structuredContent.error.code])).toEqual([
+      expect([second, batch].map((t) => [t.isError, t._meta['asof/status'], t.answer.error.code])).toEqual([
         [true, 429, 'daily_limit_exceeded'],
         [true, 429, 'daily_limit_exceeded'],
       ]);
       expect(second._meta['asof/retryAfter']).toBeGreaterThan(0);
-      expect(batch.structuredContent.error.message).toMatch(/this call needs 3 units/);
+      expect(batch.answer.error.message).toMatch(/this call needs 3 units/);
     } finally {
       await agent.close();
     }

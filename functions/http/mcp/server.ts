@@ -29,24 +29,19 @@ export function inputSchemaOf(tool: McpTool): Tool['inputSchema'] {
 }
 
 /**
- * A route's answer as a tool result: the body as JSON text (and as structured content), `isError` unless it is a
+ * A route's answer as a tool result: the body's JSON text as the route serialized it, once (no structuredContent,
+ * which without an outputSchema is optional and would carry the same answer a second time), `isError` unless it is a
  * 2xx, so an error is the envelope `{error: {code, message, …}}` the REST route answers. The HTTP status, request id
  * and the key's rate-limit state go in `_meta`.
  */
 export function toolResult(answer: RouteAnswer): CallToolResult {
-  const { status, body, headers } = answer;
+  const { status, text, headers } = answer;
   const meta: Record<string, unknown> = { 'asof/status': status };
   if (headers['x-request-id']) meta['asof/requestId'] = headers['x-request-id'];
   if (headers.ratelimit) meta['asof/rateLimit'] = headers.ratelimit;
   if (headers['ratelimit-policy']) meta['asof/rateLimitPolicy'] = headers['ratelimit-policy'];
   if (headers['retry-after']) meta['asof/retryAfter'] = Number(headers['retry-after']);
-  const structured = body !== null && typeof body === 'object' && !Array.isArray(body);
-  return {
-    content: [{ type: 'text', text: typeof body === 'string' ? body : JSON.stringify(body) }],
-    ...(structured && { structuredContent: body as Record<string, unknown> }),
-    isError: status < 200 || status >= 300,
-    _meta: meta,
-  };
+  return { content: [{ type: 'text', text }], isError: status < 200 || status >= 300, _meta: meta };
 }
 
 /**

@@ -8,6 +8,8 @@ export interface HttpState {
   requestId: string;
   principal: ApiKeyRecord | null;
   input: unknown;
+  /** The POST body's text, for a route that reads its body itself (`Route.body: 'own'`). */
+  body?: string;
   admission: Admission | null;
 }
 

@@ -17,7 +17,9 @@ export const mcp = defineRoute({
   auth: lookupScope,
   // The request itself bills nothing: each tool call bills as its route does (one unit; one per citation).
   units: 0,
-  // One JSON-RPC message, read by the protocol's transport (which answers a malformed one with a JSON-RPC error).
+  // One JSON-RPC message, read by the endpoint itself (a malformed one is answered with a JSON-RPC error, never the
+  // API's envelope); nothing is read from the query string.
+  body: 'own',
   input: z.looseObject({}).meta({ description: 'one JSON-RPC 2.0 message of the Model Context Protocol' }),
   tag: 'mcp',
   summary: 'Model Context Protocol (Streamable HTTP, stateless): the tools for LLM agents',
@@ -30,7 +32,11 @@ export const mcp = defineRoute({
     'GET (an event stream) is not offered: 405.',
   responses: {
     200: { description: 'the JSON-RPC response (a notification is answered 202 with no body)', schema: 'McpResponse' },
-    400: { description: 'a JSON-RPC error from the transport: the body is not a JSON-RPC message (-32700, -32600)', schema: 'McpResponse' },
+    400: {
+      description:
+        'a JSON-RPC error: the body is not JSON (-32700), or too deep or too wide, not one JSON object or not a JSON-RPC message (-32600)',
+      schema: 'McpResponse',
+    },
     406: {
       description: 'a JSON-RPC error from the transport: the request does not accept both application/json and text/event-stream',
       schema: 'McpResponse',
@@ -39,9 +45,9 @@ export const mcp = defineRoute({
   },
   errors: [],
   // The protocol server is the serving process's to bring (Services.mcp): the OpenAPI functions read this table too.
-  handle: async (input, { services, headers }) => {
+  handle: async (_input, { services, headers, body }) => {
     if (!services.mcp) throw new AppError('internal_error', 'The MCP endpoint is not served by this deployment.');
-    const answer = await services.mcp({ body: input, headers, services });
+    const answer = await services.mcp({ body, headers, services });
     return { status: answer.status, body: answer.body, contentType: answer.contentType, headers: answer.headers };
   },
 });

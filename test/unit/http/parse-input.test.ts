@@ -99,6 +99,59 @@ describe('before validation', () => {
     });
   });
 
+  it('finds the first NUL in document order at the deepest level a body may have, without recursing', () => {
+    const deep = (depth: number, leaf: unknown): unknown => {
+      let value = leaf;
+      for (let i = 0; i < depth; i++) value = [value];
+      return value;
+    };
+    const [code, field, message] = refusal(
+      caselawCitations,
+      json({ citations: [{ volume: deep(60, 'a'), reporter: deep(60, '\u0000'), page: '\u0000' }] }),
+    );
+    expect([code, field]).toEqual(['bad_parameter', 'citations']);
+    expect(message).toMatch(/^citations\[0\]\.reporter(\[0\]){60} contains a NUL character/);
+  });
+
+  it('refuses a body too deep or too wide before building it: bad_json naming the limit and the parameter', () => {
+    const nested = `{"jurisdiction":"us","citation":${'['.repeat(6_000)}"x"${']'.repeat(6_000)}}`;
+    expect(refusal(lawLookup, { method: 'POST', body: nested })).toEqual([
+      'bad_json',
+      'citation',
+      'The request body holds arrays and objects nested more than 64 levels deep (in citation); at most 64 levels are read.',
+    ]);
+    const keys = JSON.stringify({
+      jurisdiction: 'us',
+      citation: '1-1',
+      ...Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, 0])),
+    });
+    expect(refusal(lawLookup, { method: 'POST', body: keys })).toEqual([
+      'bad_json',
+      undefined,
+      'The request body holds an object of more than 1,000 members; at most 1,000 members of an object are read.',
+    ]);
+    expect(parse(lawLookup, json({ jurisdiction: 'us', citation: '1-1', unread: { x: Array(9_000).fill(0) } }))).toEqual({
+      jurisdiction: 'us',
+      citation: '1-1',
+    });
+  });
+
+  it('refuses citations past 250 by their number, before any item is validated: too_many', () => {
+    const items = (n: number) => json({ citations: Array.from({ length: n }, () => ({ volume: null })) });
+    expect(refusal(caselawCitations, items(251))).toEqual([
+      'too_many',
+      'citations',
+      'citations must be at most 250 items (got 251 items).',
+    ]);
+    expect(refusal(caselawCitations, items(20_000))).toEqual([
+      'too_many',
+      'citations',
+      'citations must be at most 250 items (got more than 10,000 items).',
+    ]);
+    // Within the number, an item is judged as before: bad_parameter, naming it.
+    expect(refusal(caselawCitations, items(250)).slice(0, 2)).toEqual(['bad_parameter', 'citations']);
+  });
+
   it('never takes an empty value for a value: missing when required, refused by name when optional', () => {
     expect(refusal(lawLookup, { query: { jurisdiction: ' ', citation: '1-1' } })[0]).toBe('missing_fields');
     expect(refusal(lawFormat, { query: { jurisdiction: 'us', court: '' } })).toEqual([

@@ -5366,18 +5366,17 @@ export interface operations {
                     "application/json": components["schemas"]["McpResponse"];
                 };
             };
-            /** @description a JSON-RPC error from the transport: the body is not a JSON-RPC message (-32700, -32600); or error codes: bad_json */
+            /** @description a JSON-RPC error: the body is not JSON (-32700), or too deep or too wide, not one JSON object or not a JSON-RPC message (-32600) */
             400: {
                 headers: {
+                    /** @description remaining quota (IETF httpapi draft) */
+                    RateLimit?: string;
+                    /** @description quota windows (IETF httpapi draft) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["McpResponse"] | (components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "bad_json";
-                        };
-                    });
+                    "application/json": components["schemas"]["McpResponse"];
                 };
             };
             /** @description error codes: missing_bearer, invalid_key */
