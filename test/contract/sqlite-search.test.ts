@@ -1,6 +1,6 @@
 import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SearchQuery } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
@@ -330,6 +330,20 @@ describe('RepairingSearchIndex: a damaged index rebuilt in place', () => {
       expect(index.repairing).toBe(false);
       expect((await index.search(query('ferry'))).map((h) => h.citation.key)).toEqual(['ferry']);
       expect(await index.count()).toBe(HARBOR.length + 1);
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('its whole folder removed: the folder is made again and the index rebuilt in it', async () => {
+    const { file, index } = await repairing();
+    try {
+      await rm(dirname(file), { recursive: true });
+
+      expect(isDamaged(await failureOf(index.search(query('harbor'))))).toBe(true);
+
+      expect((await answers(index, 'harbor', 10_000)).map((h) => h.citation.key)).toEqual(['harbor']);
+      expect(index.repairs).toBe(1);
     } finally {
       await index.close();
     }

@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { SqliteSearchIndex, type SqliteSearchIndexOptions } from './search-index.ts';
@@ -206,10 +207,14 @@ export class RepairingSearchIndex implements SearchIndex {
     }
   }
 
-  /** Closes the damaged index, removes its files (a WAL left beside a new file would be read into it) and fills a new one. */
+  /**
+   * Closes the damaged index, removes its files (a WAL left beside a new file would be read into it), makes its folder
+   * again if that went too, and fills a new one.
+   */
   private async rebuildFile(rebuild: Rebuild): Promise<void> {
     await this.current.close().catch(() => undefined);
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${this.file}${suffix}`, { force: true })));
+    await mkdir(dirname(this.file), { recursive: true });
     const fresh = await SqliteSearchIndex.open(this.file, this.options);
     this.building = fresh;
     try {
