@@ -1,4 +1,4 @@
-import { mkdtemp, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -233,7 +233,6 @@ describe('SQLite failures that mean a damaged or missing file', () => {
   it('a file whose pages are overwritten with garbage fails as damaged (SQLITE_CORRUPT or SQLITE_NOTADB)', async () => {
     const { file, index } = await filledIndex();
     try {
-      const { open } = await import('node:fs/promises');
       const handle = await open(file, 'r+');
       await handle.write(Buffer.alloc(64 * 1024, 0x5a), 0, 64 * 1024, 0);
       await handle.close();
@@ -368,6 +367,27 @@ describe('RepairingSearchIndex: a damaged index rebuilt in place', () => {
     } finally {
       await index.close();
     }
+  });
+
+  it('a file found damaged as it opens is replaced by a new, empty one, not built, instead of failing the start', async () => {
+    const file = await tempFile();
+    await writeFile(file, Buffer.alloc(64 * 1024, 0x5a));
+    const lines: string[] = [];
+
+    const index = await RepairingSearchIndex.open(file, { log: (line) => lines.push(line) });
+    try {
+      expect(await index.isBuilt()).toBe(false);
+      expect(await index.count()).toBe(0);
+      expect(lines.join('\n')).toMatch(/search index is damaged or missing \(.*SQLITE_NOTADB.*\); making a new one/);
+      await index.upsert(HARBOR);
+      expect((await index.search(query('harbor'))).map((h) => h.citation.key)).toEqual(['harbor']);
+    } finally {
+      await index.close();
+    }
+    // The plain index, as before: such a file fails its open, as a damaged store.
+    const garbage = await tempFile();
+    await writeFile(garbage, Buffer.alloc(8192, 0x5a));
+    await expect(SqliteSearchIndex.open(garbage)).rejects.toMatchObject({ reason: 'damaged' });
   });
 
   it('without a way to rebuild (or once closing) damage is reported and nothing is rebuilt', async () => {

@@ -30,6 +30,27 @@ export type RepairEvent = { kind: 'damaged'; error: StoreUnavailableError } | { 
 
 const DEFAULTS: Required<RepairOptions> = { delayMs: 0, spacingMs: 10_000, maxBackoffMs: 300_000 };
 
+/** Removes an index's file with its WAL and shared memory (which a new file would otherwise read), keeping its folder. */
+async function removeIndexFiles(file: string): Promise<void> {
+  await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${file}${suffix}`, { force: true })));
+  await mkdir(dirname(file), { recursive: true });
+}
+
+/**
+ * Opens the index; one found damaged as it opens (say, while the server was stopped) is replaced by a new, empty one,
+ * which its owner fills as on a first start (it is not marked built).
+ */
+async function openOrReplace(file: string, options: SqliteSearchIndexOptions, log: (line: string) => void): Promise<SqliteSearchIndex> {
+  try {
+    return await SqliteSearchIndex.open(file, options);
+  } catch (err) {
+    if (!isDamaged(err)) throw err;
+    log(`asof: the search index is damaged or missing (${err.message}); making a new one`);
+    await removeIndexFiles(file);
+    return SqliteSearchIndex.open(file, options);
+  }
+}
+
 export const isDamaged = (err: unknown): err is StoreUnavailableError =>
   err instanceof StoreUnavailableError && err.store === 'search' && err.reason === 'damaged';
 
@@ -63,7 +84,7 @@ export class RepairingSearchIndex implements SearchIndex {
     options: SqliteSearchIndexOptions & { repair?: RepairOptions; log?: (line: string) => void } = {},
   ): Promise<RepairingSearchIndex> {
     const { repair = {}, log = () => undefined, ...index } = options;
-    return new RepairingSearchIndex(await SqliteSearchIndex.open(file, index), file, index, repair, log);
+    return new RepairingSearchIndex(await openOrReplace(file, index, log), file, index, repair, log);
   }
 
   /** How a damaged index is filled again; until this is set, damage is reported (503) but not repaired. */
@@ -207,14 +228,10 @@ export class RepairingSearchIndex implements SearchIndex {
     }
   }
 
-  /**
-   * Closes the damaged index, removes its files (a WAL left beside a new file would be read into it), makes its folder
-   * again if that went too, and fills a new one.
-   */
+  /** Closes the damaged index, removes its files (its folder made again if that went too) and fills a new one. */
   private async rebuildFile(rebuild: Rebuild): Promise<void> {
     await this.current.close().catch(() => undefined);
-    await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${this.file}${suffix}`, { force: true })));
-    await mkdir(dirname(this.file), { recursive: true });
+    await removeIndexFiles(this.file);
     const fresh = await SqliteSearchIndex.open(this.file, this.options);
     this.building = fresh;
     try {
