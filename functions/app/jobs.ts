@@ -8,6 +8,7 @@ import type { AuthoredFile } from '#formats/authored.ts';
 import type { FormatStore } from '#formats/ports.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
 import { checkFormatRecords, type LoadReport, loadFormatRecords, type RecordCheck } from '#formats/registry.ts';
+import { splitRefusals, waitingLine } from '#formats/validate.ts';
 import { type CourtListenerIngestReport, ingestCourtListener } from '#ingest/courtlistener-ingest.ts';
 import type { IngestReport } from '#ingest/engine.ts';
 import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
@@ -91,7 +92,9 @@ export function assembleJobs(stores: JobStores, options: JobOptions = {}): Jobs 
     const report = await loadFormatRecords(stores, BUNDLED_RECORD_FILES);
     const changed = report.loaded.filter((r) => !r.unchanged).length;
     if (changed) log(`  format records: ${report.loaded.length} valid, ${changed} (re)loaded`);
-    for (const p of report.refused) log(`  format record refused: ${p.file} ${p.field || '(file)'}: ${p.message}`);
+    const { waiting, refused } = splitRefusals(report.refused);
+    if (waiting.records.length) log(`  format records: ${waitingLine(waiting)}`);
+    for (const p of refused) log(`  format record refused: ${p.file} ${p.field || '(file)'}: ${p.message}`);
     return report;
   };
 

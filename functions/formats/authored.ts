@@ -20,6 +20,11 @@ export interface RecordProblem {
   /** The field at fault, as a path (`limits[2].quote`), or '' for the whole file. */
   field: string;
   message: string;
+  /**
+   * The rule (`us/rules frap-32`) the record reads and the corpus does not hold (a data dir loaded in part, a
+   * deployment without that rule set): nothing is wrong with the record, it waits for its rules (splitRefusals).
+   */
+  notCarried?: string;
 }
 
 const quoted = { ruleKey: z.string().min(1), quote: z.string().min(8) };

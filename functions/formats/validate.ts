@@ -98,6 +98,7 @@ export async function validateRecord(
           file,
           field: `rules[${i}].key`,
           message: `rule '${rule.key}' (${record.jurisdiction}/${rule.corpus}) is not in the corpus`,
+          notCarried: `${record.jurisdiction}/${rule.corpus} ${rule.key}`,
         });
         return;
       }
@@ -149,4 +150,49 @@ export async function validateRecord(
   if (problems.length) return { ok: false, problems };
   // In the record's rule order, so that an unchanged record stores the same item.
   return { ok: true, pinned: Object.fromEntries(record.rules.map((r) => [r.key, found.get(r.key)!])) };
+}
+
+/** A record's problems are named `<file>#<record id>` (or `<file>` for the whole file). */
+export interface SplitRefusals {
+  /** Records refused only because the corpus does not carry rules they read, and those rules. */
+  waiting: { records: string[]; rules: string[] };
+  /** Every problem of the other records: what an author must fix. */
+  refused: RecordProblem[];
+}
+
+/**
+ * Refusals told apart: a corpus loaded in part (an interrupted first ingest, a deployment without a rule set) refuses
+ * every record that reads a rule it lacks, one problem per rule; those records are not at fault and are reported as
+ * one count, the others problem by problem.
+ */
+export function splitRefusals(problems: readonly RecordProblem[]): SplitRefusals {
+  const byRecord = new Map<string, RecordProblem[]>();
+  for (const p of problems) {
+    const its = byRecord.get(p.file) ?? [];
+    its.push(p);
+    byRecord.set(p.file, its);
+  }
+  const waiting: SplitRefusals['waiting'] = { records: [], rules: [] };
+  const rules = new Set<string>();
+  const refused: RecordProblem[] = [];
+  for (const [record, its] of byRecord) {
+    if (its.some((p) => p.notCarried === undefined)) {
+      refused.push(...its);
+      continue;
+    }
+    waiting.records.push(record);
+    for (const p of its) rules.add(p.notCarried!);
+  }
+  waiting.rules = [...rules].sort();
+  return { waiting, refused };
+}
+
+/** One line for the format records that wait for rules the corpus does not carry yet (splitRefusals). */
+export function waitingLine(waiting: SplitRefusals['waiting']): string {
+  const { records, rules } = waiting;
+  const some = (list: string[]) => `${list.slice(0, 3).join(', ')}${list.length > 3 ? ', …' : ''}`;
+  return (
+    `${records.length} not loaded until the corpus carries the ${rules.length} rule${rules.length === 1 ? '' : 's'} they read ` +
+    `(${some(rules)}; records ${some(records)})`
+  );
 }

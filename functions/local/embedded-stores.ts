@@ -19,7 +19,7 @@ import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-s
 import { migrate } from '#stores/postgres/migrations.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
-import type { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
+import type { RepairingSearchIndex } from '#stores/sqlite/repairing-index.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
 import { buildSearchIndex } from './search-build.ts';
 import { openDynamo, type StoreThreadOptions, type StoreThreads, startStoreThreads } from './store-threads.ts';
@@ -58,8 +58,8 @@ export interface EmbeddedStores {
   dynamo: LocalDynamoAccess;
   /** The embedded PostgreSQL itself (jobs and tests that work below the ports). */
   sql: SqlClient;
-  /** The SQLite search index itself, when it is the engine (tests that work below the port). */
-  sqliteSearch: SqliteSearchIndex | null;
+  /** The SQLite search index itself, when it is the engine (tests that work below the port; its repairs). */
+  sqliteSearch: RepairingSearchIndex | null;
   /** Stop the embedded DynamoDB while everything else runs (to test an outage under a live server). */
   stopDynamo(): Promise<void>;
   /** Close the search index's store while everything else runs. */
@@ -92,6 +92,10 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     await buildSearchIndex(versions, sqlite.index, options.log ?? (() => undefined));
     await sqlite.index.markBuilt();
   }
+  // A damaged or missing index is rebuilt from the version store as at a first start; the cache forgets its answers.
+  sqlite?.index.rebuildWith((fresh) =>
+    tracker.around(SEARCH_TABLE, () => buildSearchIndex(versions, fresh, options.log ?? (() => undefined))),
+  );
   const accounts = new DynamoAccountStore(doc, LOCAL_TABLES.accounts);
   const formats = new DynamoFormatStore(doc, LOCAL_TABLES.ops);
   const cache = options.cache ?? true;

@@ -21,6 +21,7 @@ import { COLLECTIONS } from '#law/collections.ts';
 import type { VersionStore } from '#law/ports.ts';
 import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
 import type { SqlTimeouts } from '#stores/postgres/sql-client.ts';
+import type { RepairOptions } from '#stores/sqlite/repairing-index.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
 import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { type EmbeddedStoreOptions, type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
@@ -59,6 +60,8 @@ export async function openLocalStores(opts: {
   log?: (line: string) => void;
   /** The stores' threads, already starting (see ServeOptions.storeThreads). */
   threads?: Promise<StoreThreads>;
+  /** When a damaged search index is rebuilt (see ServeOptions.searchRepair). */
+  searchRepair?: RepairOptions;
 }): Promise<LocalStores> {
   const stores = await openEmbeddedStores(opts.dataDir, {
     ...(opts.threads && { threads: opts.threads }),
@@ -66,6 +69,7 @@ export async function openLocalStores(opts: {
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
     ...(opts.onSqlRestart && { onSqlRestart: opts.onSqlRestart }),
+    ...(opts.searchRepair && { searchRepair: opts.searchRepair }),
   });
   return { ...stores, now: opts.now ?? (() => new Date()) };
 }
@@ -263,6 +267,11 @@ export interface ServeOptions {
    * they open while the server's code loads; `sqlTimeouts` and the restart warning are then the caller's to give them.
    */
   storeThreads?: Promise<StoreThreads>;
+  /**
+   * When the SQLite search index, found damaged or missing, is rebuilt from the version store (default: at once, at
+   * most every 10 s; repairing-index.ts). Ignored with `storeThreads`, whose options are the caller's.
+   */
+  searchRepair?: RepairOptions;
 }
 
 /** `asof serve`: the whole API on embedded stores, the admin socket for other `asof` commands, and the schedules. */
@@ -276,6 +285,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     ...(opts.now && { now: opts.now }),
     ...(opts.cache !== undefined && { cache: opts.cache }),
     ...(opts.sqlTimeouts && { sqlTimeouts: opts.sqlTimeouts }),
+    ...(opts.searchRepair && { searchRepair: opts.searchRepair }),
     onSqlRestart: warnOfSqlRestarts(logger),
     log,
     ...(opts.storeThreads && { threads: opts.storeThreads }),
@@ -294,6 +304,8 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
       .finally(() => background.delete(p));
     background.add(p);
   };
+  // The corpus health says at once that search is down, and again when its index answers once more.
+  stores.sqliteSearch?.onRepair((event) => event.kind !== 'rebuilding' && behind(() => jobs.probe({ force: true })));
   const site = { siteUrl: '', baseUrl: '' };
   const services = assembleServices(stores, {
     site,

@@ -5,7 +5,8 @@ import { WriteTracker } from '#stores/cache/change-stamps.ts';
 import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { openPgliteThread, type PgliteThread, type PgliteThreadOptions } from '#stores/postgres/pglite-thread-client.ts';
 import type { SqlTimeouts } from '#stores/postgres/sql-client.ts';
-import { SqliteSearchIndex, sqliteAvailable } from '#stores/sqlite/search-index.ts';
+import { RepairingSearchIndex, type RepairOptions } from '#stores/sqlite/repairing-index.ts';
+import { sqliteAvailable } from '#stores/sqlite/search-index.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
 
 /**
@@ -32,8 +33,10 @@ export interface StoreThreadOptions {
   sqlTimeouts?: Partial<SqlTimeouts>;
   /** Told each time PGlite's thread was restarted to stop a statement past its budget (see PgliteThread). */
   onSqlRestart?: PgliteThreadOptions['onRestart'];
-  /** The line saying why the search engine is PostgreSQL (better-sqlite3 not installed). */
+  /** The line saying why the search engine is PostgreSQL (better-sqlite3 not installed), and the index's repairs. */
   log?: (line: string) => void;
+  /** When the SQLite index, found damaged or missing, is rebuilt (default: at once, at most every 10 s). */
+  searchRepair?: RepairOptions;
 }
 
 export interface StoreThreads {
@@ -41,8 +44,8 @@ export interface StoreThreads {
   /** Counts every write the embedded DynamoDB admits (the caches rely on it). */
   tracker: WriteTracker;
   pglite: PgliteThread;
-  /** The SQLite search index, when it is the engine. */
-  sqlite: { index: SqliteSearchIndex; removeTemp(): Promise<void> } | null;
+  /** The SQLite search index, when it is the engine (rebuilt in place when found damaged: repairing-index.ts). */
+  sqlite: { index: RepairingSearchIndex; removeTemp(): Promise<void> } | null;
   /** The time budgets in force (options over the environment). */
   timeouts: Partial<SqlTimeouts>;
   close(): Promise<void>;
@@ -84,10 +87,14 @@ export async function openDynamo(dataDir: string | null, tracker?: WriteTracker)
 }
 
 /** The SQLite search index of a data dir (its own folder), or of a temporary folder removed at close. */
-async function openSqliteSearch(dataDir: string | null, timeouts: Partial<SqlTimeouts>) {
+async function openSqliteSearch(dataDir: string | null, timeouts: Partial<SqlTimeouts>, options: StoreThreadOptions) {
   const dir = dataDir === null ? await mkdtemp(join(tmpdir(), 'asof-search-')) : join(dataDir, 'search');
   await mkdir(dir, { recursive: true });
-  const index = await SqliteSearchIndex.open(join(dir, 'search.sqlite'), { timeouts });
+  const index = await RepairingSearchIndex.open(join(dir, 'search.sqlite'), {
+    timeouts,
+    ...(options.searchRepair && { repair: options.searchRepair }),
+    ...(options.log && { log: options.log }),
+  });
   const removeTemp = () => (dataDir === null ? rm(dir, { recursive: true, force: true }) : Promise.resolve());
   return { index, removeTemp };
 }
@@ -102,7 +109,7 @@ export async function startStoreThreads(dataDir: string | null, options: StoreTh
   const opened = await Promise.allSettled([
     openDynamo(dataDir, tracker),
     openPgliteThread(pgDir, { ...(options.onSqlRestart && { onRestart: options.onSqlRestart }) }),
-    engine === 'sqlite' ? openSqliteSearch(dataDir, timeouts) : Promise.resolve(null),
+    engine === 'sqlite' ? openSqliteSearch(dataDir, timeouts, options) : Promise.resolve(null),
   ] as const);
   const [dynaliteOpened, pgliteOpened, sqliteOpened] = opened;
   if (dynaliteOpened.status === 'rejected' || pgliteOpened.status === 'rejected' || sqliteOpened.status === 'rejected') {

@@ -36,7 +36,8 @@ export const liveness = (now: Date): HealthRecord => ({
 });
 
 /**
- * Probe whether law can be served (both stores answer and some corpus is carried) and record the verdict.
+ * Probe whether law can be served (both stores answer and some corpus is carried) and record the verdict. A store that
+ * cannot answer is `<store>_unreachable`, one whose files are damaged or missing (being rebuilt) `<store>_damaged`.
  * Skips (returning the standing verdict) when the last probe is younger than PROBE_INTERVAL_SECONDS, unless forced.
  */
 export async function probeCorpus(deps: HealthDeps, options: { force?: boolean } = {}): Promise<HealthVerdict> {
@@ -55,7 +56,8 @@ export async function probeCorpus(deps: HealthDeps, options: { force?: boolean }
     verdict = {
       checkedAt: now.toISOString(),
       reachable: false,
-      detail: err instanceof StoreUnavailableError ? `${err.store}_unreachable` : 'probe_failed',
+      detail:
+        err instanceof StoreUnavailableError ? `${err.store}_${err.reason === 'damaged' ? 'damaged' : 'unreachable'}` : 'probe_failed',
     };
   }
   await deps.ops.putHealthVerdict(verdict).catch(() => undefined);

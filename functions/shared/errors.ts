@@ -1,8 +1,8 @@
 /**
  * Why a store could not answer: it cannot be reached (refused, closed), it did not answer within the statement's
- * time budget, or too much work is already waiting for it.
+ * time budget, too much work is already waiting for it, or its files are damaged or gone (being rebuilt).
  */
-export type UnavailableReason = 'unreachable' | 'timeout' | 'busy';
+export type UnavailableReason = 'unreachable' | 'timeout' | 'busy' | 'damaged';
 
 /** A store the request needs cannot answer (connection refused, timeout, closed, overloaded). Maps to a 503. */
 export class StoreUnavailableError extends Error {

@@ -16,6 +16,7 @@ import { pinnedRow, pinnedRowsOf, type StoredFormatRecord } from '#formats/model
 import type { FormatStore } from '#formats/ports.ts';
 import { BUNDLED_RECORD_FILES } from '#formats/records/index.ts';
 import { checkFormatRecords, type FormatDeps, listFormats, loadFormatRecords } from '#formats/registry.ts';
+import { splitRefusals, waitingLine } from '#formats/validate.ts';
 import { readAppendixText } from '#ingest/appendix-text.ts';
 import { ingestEdition } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
@@ -244,6 +245,39 @@ describe('validation refuses a record and says where', () => {
         { file: 'ca9-copy.json#ca9-2024-12-01', field: 'id', message: "id 'ca9-2024-12-01' is also the id of ca9.json#ca9-2024-12-01" },
       ]),
     );
+  });
+
+  it('on a corpus without the rules the records read (loaded in part) they wait, told as one line; a fault of its own is not', async () => {
+    const empty = await openEmbeddedStores(null);
+    try {
+      const file = nd();
+      (file.content as { limits: { quote: string }[] }).limits[0]!.quote = 'A principal brief may not exceed 50 pages';
+      (file.content as { id: string }).id = 'nd-broken';
+      const files = [...BUNDLED_RECORD_FILES, { ...file, file: 'nd-broken.json' }];
+      const onEmpty = await loadFormatRecords({ versions: empty.versions, formats: empty.formats, now: () => clock }, files);
+      // On the fixture's corpus the same broken record is refused for its quote alone.
+      const onFull = splitRefusals((await loadFormatRecords(deps, files)).refused);
+      const bundled = (await loadFormatRecords(deps, BUNDLED_RECORD_FILES)).loaded.length;
+
+      const { waiting, refused } = splitRefusals(onEmpty.refused);
+
+      expect(onEmpty.loaded).toEqual([]);
+      expect(onEmpty.refused.length).toBeGreaterThan(100);
+      expect(waiting.records).toHaveLength(bundled + 1);
+      expect(waiting.records).toContain('ca1.json#ca1-2007-01-03');
+      expect(waiting.rules).toContain('us/rules frap-32');
+      expect(waiting.rules).toContain('nd/rules ndrappp-32');
+      // Its rules missing, the broken record cannot be checked further: it waits with the others, not refused.
+      expect(waiting.records).toContain('nd-broken.json');
+      expect(refused).toEqual([]);
+      expect(waitingLine(waiting)).toMatch(
+        new RegExp(`^${waiting.records.length} not loaded until the corpus carries the ${waiting.rules.length} rules they read \\(`),
+      );
+      expect(onFull.waiting.records).toEqual([]);
+      expect(onFull.refused.map((p) => [p.file, p.field])).toEqual([['nd-broken.json', 'limits[0].quote']]);
+    } finally {
+      await empty.close();
+    }
   });
 
   it('a refused record is not served: loading removes the copy the store held', async () => {

@@ -16,6 +16,7 @@ const UNAVAILABLE_MESSAGES: Record<UnavailableReason, string> = {
   unreachable: 'The law store is unreachable right now; try again shortly.',
   timeout: 'The law store did not answer in time; try again shortly.',
   busy: 'The law store is too busy right now; try again shortly.',
+  damaged: 'The law store is being repaired right now; try again shortly.',
 };
 
 /** The error envelope `{error: {code, message, requestId, …}}` in one place, its request id also in `x-request-id`. */

@@ -1,4 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { splitRefusals, waitingLine } from '#formats/validate.ts';
 import type { IngestReport } from '#ingest/engine.ts';
 import { ENV } from '../env.ts';
 import { type JobContext, JobRefusedError, jobLambda } from '../job-entry.ts';
@@ -39,7 +40,9 @@ export function ingestHandler(adapters: JobAdapters) {
       if (parsed.kind === 'courtlistener') return await ingestCaseLaw(parsed.paths, sources, ctx);
       const request = await localIngestRequest(parsed, sources).catch(refusedWhenMissing);
       const { reports, formats, audit } = await jobs.ingest(request, (line) => logger.info(line));
-      for (const p of formats?.refused ?? []) logger.warn('format record refused', { file: p.file, field: p.field, problem: p.message });
+      const { waiting, refused } = splitRefusals(formats?.refused ?? []);
+      if (waiting.records.length) logger.info(`format records: ${waitingLine(waiting)}`, { ...waiting });
+      for (const p of refused) logger.warn('format record refused', { file: p.file, field: p.field, problem: p.message });
       const sum = (of: (r: IngestReport) => number) => reports.reduce((n, r) => n + of(r), 0);
       const counts = {
         [JOB_METRICS.ingestEditions]: reports.length,

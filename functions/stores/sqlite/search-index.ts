@@ -2,6 +2,7 @@ import type { Citation, Provenance, SectionStatus, TemporalBasis } from '#law/mo
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
 import { localDateOf } from '#shared/dates.ts';
+import { StoreUnavailableError } from '#shared/errors.ts';
 import { ftsQuery } from './fts-query.ts';
 import { SqliteWorkers, type SqliteWorkersOptions, type WorkerLane } from './sqlite-workers.ts';
 
@@ -191,6 +192,10 @@ const SEARCH = {
   ...STEMMER,
 } as const;
 
+/** The probe's read: the layout's version, and an FTS5 query (it reads the index's structure and a term's leaf). */
+const PING = `SELECT (SELECT value FROM search_meta WHERE name = 'schema') AS schema,
+  (SELECT rowid FROM search_fts WHERE search_fts MATCH 'section' LIMIT 1) AS hit`;
+
 /** What a hit shows beside its catchline and snippet, stored as JSON. */
 interface StoredHit {
   citation: Citation;
@@ -371,8 +376,14 @@ export class SqliteSearchIndex implements SearchIndex {
     return rows[0]?.n ?? 0;
   }
 
+  /** The index answers: its layout is there and FTS5 reads a term's entries (a damaged or missing file fails here). */
   async ping(): Promise<void> {
-    await this.workers.all('SELECT 1', [], 'probe');
+    const rows = await this.workers.all<{ schema: string | null }>(PING, [], 'probe');
+    if (rows[0]?.schema !== SQLITE_SEARCH_SCHEMA_VERSION) {
+      throw new StoreUnavailableError('search', `The search index has lost its layout (schema ${rows[0]?.schema ?? 'none'}).`, {
+        reason: 'damaged',
+      });
+    }
   }
 
   close(): Promise<void> {

@@ -1,11 +1,15 @@
 // One SQLite connection (better-sqlite3) in a thread of its own (see sqlite-workers.ts). Plain JavaScript on purpose:
 // a worker thread does not inherit the TypeScript loader of the process that starts it. It only runs the statements
 // it is sent; every statement is written on the TypeScript side.
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { buildImpactLists, searchTopK } from './impact-lists.mjs';
 
 const { file, readonly, pragmas } = workerData;
+
+/** The code of a reply refused because the file at the path is not the one opened (sqlite-workers.ts maps it). */
+const FILE_GONE = 'ASOF_FILE_GONE';
 
 /** What survives the trip back: enough for the caller to classify the failure. */
 const failure = (err) => ({
@@ -14,10 +18,30 @@ const failure = (err) => ({
   code: typeof err?.code === 'string' ? err.code : undefined,
 });
 
+/**
+ * The file this connection opened, to tell when it is no longer the one at its path: on Linux a connection to a file
+ * removed (or replaced) under it goes on reading the old inode, and one truncated to nothing may answer from its cache.
+ */
+let opened;
+let largest = 0;
+const SQLITE_HEADER_BYTES = 100;
+/** Why the file at the path is not the database this connection reads, or null while it is. */
+const fileGone = () => {
+  const now = statSync(file, { throwIfNoEntry: false });
+  if (!now) return 'was removed';
+  if (now.ino !== opened.ino || now.dev !== opened.dev) return 'was replaced';
+  // A database file never shrinks below its header: a new one in WAL mode may be empty until its first checkpoint.
+  if (largest >= SQLITE_HEADER_BYTES && now.size < SQLITE_HEADER_BYTES) return 'was truncated';
+  largest = Math.max(largest, now.size);
+  return null;
+};
+
 let db;
 try {
   db = new Database(file, { readonly, fileMustExist: readonly });
   for (const pragma of pragmas) db.pragma(pragma);
+  opened = statSync(file);
+  largest = opened.size;
   parentPort.postMessage({ ready: true });
 } catch (err) {
   parentPort.postMessage({ ready: false, error: failure(err) });
@@ -54,6 +78,11 @@ parentPort.on('message', ({ id, kind, sql, params, rows, procedure, sqlSet }) =>
       db?.close();
       parentPort.postMessage({ id });
       parentPort.close();
+      return;
+    }
+    const gone = fileGone();
+    if (gone) {
+      parentPort.postMessage({ id, error: { name: 'SqliteError', message: `the database file ${gone}`, code: FILE_GONE } });
       return;
     }
     if (kind === 'all') parentPort.postMessage({ id, rows: prepared(sql).all(params ?? []) });

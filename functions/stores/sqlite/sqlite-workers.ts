@@ -49,9 +49,28 @@ interface Slot {
   detach: () => void;
 }
 
-const revive = (e: NonNullable<Reply['error']>): Error => Object.assign(new Error(e.message), { name: e.name, code: e.code });
-const unavailable = (reason: UnavailableReason, message: string) =>
-  new StoreUnavailableError('search', `The search index ${message}.`, { reason });
+const unavailable = (reason: UnavailableReason, message: string, cause?: unknown) =>
+  new StoreUnavailableError('search', `The search index ${message}.`, { reason, ...(cause !== undefined && { cause }) });
+
+/**
+ * SQLite's codes (extended ones included) that say the file is damaged or gone, not that the statement was wrong:
+ * corrupt pages, not a database, a file that cannot be opened or read, one moved under its connection; and the
+ * thread's own code for a file removed, replaced or truncated under an open connection (sqlite-thread.mjs).
+ */
+const DAMAGE_CODE = /^(SQLITE_(CORRUPT|NOTADB|CANTOPEN|IOERR|READONLY_DBMOVED)|ASOF_FILE_GONE)/;
+/** A layout table missing: the file was replaced by another database (or emptied of ours). */
+const MISSING_TABLE = /^no such table: (main\.)?search_/;
+
+/** Whether a SQLite failure means the file is damaged or gone (the index must be rebuilt), by its code or message. */
+export function isDamage(e: { code?: string | undefined; message: string }): boolean {
+  return DAMAGE_CODE.test(e.code ?? '') || (e.code === 'SQLITE_ERROR' && MISSING_TABLE.test(e.message));
+}
+
+/** A failure from a thread as an Error here: a damaged or missing file is the store's fault, StoreUnavailableError. */
+const revive = (e: NonNullable<Reply['error']>): Error => {
+  const err = Object.assign(new Error(e.message), { name: e.name, code: e.code });
+  return isDamage(e) ? unavailable('damaged', `is damaged or missing (${e.code}: ${e.message})`, err) : err;
+};
 
 export interface LaneOptions {
   file: string;
@@ -268,7 +287,10 @@ export class WorkerLane {
       },
       (err: unknown) => {
         if (this.slots.length > 0 || this.gone) return;
-        this.gone = unavailable('unreachable', `could not be reopened: ${err instanceof Error ? err.message : String(err)}`);
+        const damaged = err instanceof StoreUnavailableError && err.reason === 'damaged';
+        this.gone = damaged
+          ? err
+          : unavailable('unreachable', `could not be reopened: ${err instanceof Error ? err.message : String(err)}`);
         for (const job of this.waiting.splice(0)) job.settle({ error: this.gone });
       },
     );
@@ -286,8 +308,12 @@ export interface SqliteWorkersOptions {
   onRestart?: LaneOptions['onRestart'];
 }
 
-/** SQLite's settings: WAL lets the readers read while the writer writes; mmap serves reads from the file cache. */
-const COMMON_PRAGMAS = ['mmap_size = 1073741824', 'cache_size = -32000', 'temp_store = memory'];
+/**
+ * SQLite's settings: WAL lets the readers read while the writer writes. No memory-mapped I/O: a mapped file truncated
+ * under the process (by anyone) kills it with SIGBUS on the next read of a page past the new end; read through the
+ * file, SQLite answers SQLITE_CORRUPT or SQLITE_IOERR instead, which the index repairs (repairing-index.ts).
+ */
+const COMMON_PRAGMAS = ['mmap_size = 0', 'cache_size = -32000', 'temp_store = memory'];
 const WRITER_PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', ...COMMON_PRAGMAS];
 
 /**
