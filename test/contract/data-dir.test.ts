@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callAdminJob, listenAdminSocket } from '#local/admin-socket.ts';
 import { adminSocketPlace, findRunningServer, makeDataDirPrivate, ownDirectoryProblem } from '#local/data-dir.ts';
 import { serveLocal } from '#local/local-runtime.ts';
+import { testLogger } from '../support/test-logger.ts';
 
 let root: string;
 beforeAll(async () => {
@@ -134,7 +135,7 @@ describe('adminSocketPlace', () => {
   it('is where asof serve on a long data dir listens, as runtime.json tells other commands, and is gone after', async () => {
     delete process.env.XDG_RUNTIME_DIR;
     const dataDir = join(root, 'served', 'd'.repeat(120));
-    const server = await serveLocal({ dataDir, port: 0, sample: false, schedules: false });
+    const server = await serveLocal({ dataDir, port: 0, sample: false, schedules: false, logger: testLogger() });
     let socket: string | undefined;
     try {
       const running = await findRunningServer(dataDir);

@@ -15,12 +15,13 @@ import { PAGES } from '#http/pages/site-pages.ts';
 import { ROUTES } from '#http/routes.ts';
 import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { type RawReply, type RawRequest, rawRequest } from '../support/raw-http.ts';
+import { testLogger } from '../support/test-logger.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 let server: LocalServer;
 
 beforeAll(async () => {
-  server = await serveLocal({ dataDir: null, port: 0, sample: true, schedules: false, now: () => NOW });
+  server = await serveLocal({ dataDir: null, port: 0, sample: true, schedules: false, now: () => NOW, logger: testLogger() });
 }, 180_000);
 afterAll(() => server?.close());
 
