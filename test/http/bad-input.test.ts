@@ -14,6 +14,7 @@ import { PAGE_HEADERS } from '#http/pages/html.ts';
 import { PAGES } from '#http/pages/site-pages.ts';
 import { ROUTES } from '#http/routes.ts';
 import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
+import { besideLookups, CHEAP_MAX_MS, CHEAP_P50_MS } from '../support/beside-lookups.ts';
 import { type RawReply, type RawRequest, rawRequest } from '../support/raw-http.ts';
 import { testLogger } from '../support/test-logger.ts';
 
@@ -287,6 +288,38 @@ describe('the transport’s own refusals', () => {
     isEnvelope(other, 417, 'expectation_failed');
     expect(other.interim).toEqual([]);
     expect(other.json.error.message).toBe('Expect something-else cannot be met: the only expectation understood is 100-continue.');
+  });
+
+  it('refuse a stream of them at once, while a second client keeps its cheap lookups', async () => {
+    // Prepare: every kind of refusal above, eight clients sending them one after another
+    const { key } = await keyWith();
+    const kinds: RawRequest[] = [
+      { target: '/v1/health', headers: { host: null } },
+      { target: '/law/us/statutes/1-1', headers: { host: null } },
+      { method: 'POST', target: '/v1/law/lookup', headers: { expect: 'something-else' }, body: '{"jurisdiction":"us"}' },
+      { method: 'CONNECT', target: '127.0.0.1:443' },
+      {
+        method: 'POST',
+        target: '/v1/law/lookup',
+        headers: { 'transfer-encoding': 'gzip, chunked', 'content-length': null },
+        body: '0\r\n\r\n',
+      },
+      { target: '/v1/health', version: 'HTTP/2.0' },
+    ];
+    const client = async (n: number) => {
+      const codes: string[] = [];
+      for (let i = 0; i < 24; i++) codes.push((await send(kinds[(n + i) % kinds.length]!)).json?.error?.code);
+      return codes;
+    };
+
+    // Act
+    const run = await besideLookups({ url: server.url, key }, () => Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(client)));
+
+    // Assess
+    expect(new Set(run.attack.flat())).toEqual(new Set(['bad_request', 'expectation_failed']));
+    expect(run.statuses.every((s) => s === 200)).toBe(true);
+    expect(run.p50).toBeLessThan(CHEAP_P50_MS);
+    expect(run.max).toBeLessThan(CHEAP_MAX_MS);
   });
 
   it('answer a request not received in time 408 request_timeout, in the envelope', async () => {
