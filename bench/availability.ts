@@ -6,7 +6,7 @@
  * first: the baseline. PGlite restarts are read from the server's log (its warning for each).
  */
 import { callAdminJob } from '#local/admin-socket.ts';
-import { adminSocketPath } from '#local/data-dir.ts';
+import { findRunningServer } from '#local/data-dir.ts';
 import { PGLITE_RESTART_LOG } from '#local/local-runtime.ts';
 import type { HealthVerdict } from '#ops/ports.ts';
 import { type LoadResult, runLoad, runSequentialDuring } from './http-load.ts';
@@ -45,9 +45,11 @@ async function probeDuring(dataDir: string, during: Promise<unknown>): Promise<A
   let done = false;
   void during.finally(() => (done = true));
   const out: AvailabilityPhase['probes'] = [];
+  // Where the server put its socket (in the data dir, or a private temp directory): runtime.json says.
+  const socket = (await findRunningServer(dataDir))?.adminSocket ?? 'no server running';
   while (!done) {
     const began = performance.now();
-    const verdict = (await callAdminJob(adminSocketPath(dataDir), 'probe', {}, () => undefined).catch((err: unknown) => ({
+    const verdict = (await callAdminJob(socket, 'probe', {}, () => undefined).catch((err: unknown) => ({
       detail: `admin socket: ${err instanceof Error ? err.message : String(err)}`,
     }))) as Pick<HealthVerdict, 'detail'>;
     out.push({ ms: performance.now() - began, detail: verdict.detail });

@@ -203,14 +203,14 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
   const matching = ofJurisdiction.filter(
     (s) => (!filter.level || s.record.level === filter.level) && (!filter.court || s.record.court === filter.court),
   );
+  const today = localDateOf(deps.now().toISOString());
+  const asOf = filter.asOf ?? today;
   if (!matching.length) {
     throw new AppError(
       'not_carried',
-      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. The records that exist for ${filter.jurisdiction}: ${describeIds(ofJurisdiction)}.`,
+      `No filing-format record for ${filter.jurisdiction} matches ${describeFilter(filter)}. ${describeIds(filter.jurisdiction, ofJurisdiction, asOf)}.`,
     );
   }
-  const today = localDateOf(deps.now().toISOString());
-  const asOf = filter.asOf ?? today;
   const inPeriod = matching.filter((s) => coversDate(s.record, asOf));
   if (!inPeriod.length) {
     const filtered = filter.level || filter.court ? ` matching ${describeFilter(filter)}` : '';
@@ -229,27 +229,17 @@ export async function listFormats(deps: FormatDeps, filter: FormatFilter): Promi
 }
 
 /**
- * The ids of the records, with court and level: `nd-2026-03-07 (nd, last-resort)`. Courts whose records are the same
- * periods, named `<court>-<effectiveFrom>`, are named together (the thirteen courts of appeals, five periods each).
+ * The ids of the records in force on `date`, literally, each level's named once after its ids
+ * (`ca1-2024-12-01, …, cafc-2024-12-01 (intermediate-appellate)`); none in force, the periods the records cover.
+ * Only one date's: every period's ids would pass the length a message may have.
  */
-function describeIds(records: readonly StoredFormatRecord[]): string {
-  const byCourt = new Map<string, StoredFormatRecord['record'][]>();
-  for (const { record } of records) byCourt.set(record.court, [...(byCourt.get(record.court) ?? []), record]);
-  const groups = new Map<string, { courts: string[]; level: Level; froms: string[] }>();
-  const single: string[] = [];
-  for (const [court, list] of byCourt) {
-    if (list.length > 1 && list.every((r) => r.id === `${court}-${r.effectiveFrom}` && r.level === list[0]!.level)) {
-      const froms = list.map((r) => r.effectiveFrom);
-      const key = `${list[0]!.level}|${froms.join(',')}`;
-      const group = groups.get(key) ?? { courts: [], level: list[0]!.level, froms };
-      group.courts.push(court);
-      groups.set(key, group);
-    } else single.push(...list.map((r) => `${r.id} (${court}, ${r.level})`));
-  }
-  const grouped = [...groups.values()].map(
-    (g) => `${g.courts.join(', ')} (${g.level}), each as ${g.froms.map((f) => `<court>-${f}`).join(', ')}`,
-  );
-  return [...grouped, ...single].join('; ');
+function describeIds(jurisdiction: string, records: readonly StoredFormatRecord[], date: string): string {
+  const inForce = records.filter((s) => coversDate(s.record, date));
+  if (!inForce.length) return `None of the records for ${jurisdiction} is in force on ${date}; they cover ${describePeriods(records)}`;
+  const byLevel = new Map<Level, string[]>();
+  for (const { record } of inForce) byLevel.set(record.level, [...(byLevel.get(record.level) ?? []), record.id]);
+  const ids = [...byLevel].map(([level, list]) => `${list.join(', ')} (${level})`).join('; ');
+  return `The records for ${jurisdiction} in force on ${date}: ${ids}`;
 }
 
 /** Is `date` within the record's period [effectiveFrom, effectiveUntil)? */

@@ -23,6 +23,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   no_route: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  expectation_failed: 417,
   too_large: 413,
   headers_too_large: 431,
   rate_limited: 429,

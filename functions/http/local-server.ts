@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Services } from '#app/services.ts';
@@ -12,6 +12,7 @@ import { notFoundPage } from './pages/html.ts';
 import type { Page } from './pages/page.ts';
 import { decodePathSegment } from './path-segment.ts';
 import { pathsOf, type Route } from './route.ts';
+import { messageRefusal, writeToSocket } from './transport-refusals.ts';
 
 export interface LocalServerOptions {
   services: Services;
@@ -68,6 +69,8 @@ export function createLocalServer(opts: LocalServerOptions): Server {
       headersTimeout: requestTimeout,
       // How often Node checks for requests past their time: the timeout is exact to within this.
       connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(requestTimeout / 4))),
+      // Node would refuse a request with no Host by a bare 400: `handle` refuses it in the envelope.
+      requireHostHeader: false,
     },
     (req, res) => {
       const requestId = randomUUID();
@@ -80,6 +83,17 @@ export function createLocalServer(opts: LocalServerOptions): Server {
     },
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, requestTimeout));
+  // Node's own answers to an expectation other than 100-continue (a bare 417) and to a CONNECT (the connection closed).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    const message = `Expect ${clip(String(req.headers.expect))} cannot be met: the only expectation understood is 100-continue.`;
+    send(res, errorResponse('expectation_failed', message, randomUUID(), {}, { connection: 'close' }));
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    const message = 'CONNECT is not supported: this server answers requests for its own paths, it is not a proxy.';
+    writeToSocket(socket, errorResponse('bad_request', message, randomUUID(), {}, { connection: 'close' }));
+  });
   return server;
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -87,6 +101,11 @@ export function createLocalServer(opts: LocalServerOptions): Server {
     const method = (req.method ?? 'GET').toUpperCase();
     const refuse = (code: ErrorCode, message: string, headers: Record<string, string> = {}) =>
       send(res, errorResponse(code, message, requestId, {}, headers));
+    const refusal = messageRefusal(req);
+    if (refusal) {
+      req.resume();
+      return refuse('bad_request', refusal, { connection: 'close' });
+    }
     if (!url) return refuse('bad_request', 'The request target is not a path.');
     if (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)) {
       const path = url.pathname.slice(basePath.length) || '/';
@@ -152,13 +171,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, requestTi
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? ['request_timeout', `The request was not received within ${thousands(requestTimeout / 1000)} seconds.`]
         : ['bad_request', 'The request is not valid HTTP/1.1.'];
-  const result = errorResponse(code, message, requestId, {}, { connection: 'close' });
-  const body = Buffer.from(result.body, 'utf8');
-  const head = [
-    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`,
-    ...Object.entries({ ...result.headers, 'content-length': body.length }).map(([k, v]) => `${k}: ${v}`),
-  ].join('\r\n');
-  socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]));
+  writeToSocket(socket, errorResponse(code, message, requestId, {}, { connection: 'close' }));
 }
 
 function toEvent(

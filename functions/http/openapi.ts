@@ -18,7 +18,8 @@ const AUTH_ERRORS: readonly ErrorCode[] = [
 const PUBLIC_ERRORS: readonly ErrorCode[] = ['rate_limited'];
 /**
  * What any request may be answered before an operation reads it, whatever its path and method: not HTTP, no such
- * path or method, too slow, a body over 1 MiB, a request line and headers over 16 KiB. In the document once, as the
+ * path or method, too slow, a body over 1 MiB, an `Expect` other than 100-continue, a request line and headers over
+ * 16 KiB. In the document once, as the
  * `TransportError` schema, rather than under every operation.
  */
 const TRANSPORT_ERRORS = [
@@ -27,6 +28,7 @@ const TRANSPORT_ERRORS = [
   'method_not_allowed',
   'request_timeout',
   'too_large',
+  'expectation_failed',
   'headers_too_large',
 ] as const satisfies readonly ErrorCode[];
 

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { SCOPES } from '#accounts/authenticate.ts';
 import { issueKey } from '#accounts/issue-key.ts';
 import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, ApiKeyRecord, GatewayKeys, MeterStore } from '#accounts/ports.ts';
@@ -152,6 +153,21 @@ const HARD_STOP_MS = 10_000;
 const EXIT_AFTER_CLOSE_MS = 500;
 
 class UsageError extends Error {}
+
+/**
+ * `--scopes` as a list: left out, the default (`lookup`); given but naming none (`''`, `','`), refused, as a key with
+ * no scope can call nothing and an empty value is never taken for the default.
+ */
+function scopesFlag(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!scopes.length)
+    throw new UsageError(`--scopes is empty (got '${value}'): give one or more of ${SCOPES.join(', ')}, or leave it out for lookup`);
+  return scopes;
+}
 
 const abs = (cwd: string, p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
 
@@ -548,12 +564,7 @@ async function keys(
   switch (sub) {
     case 'create': {
       if (!flags.name) throw new UsageError('keys create needs --name NAME');
-      const scopes = flags.scopes
-        ? flags.scopes
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-        : undefined;
+      const scopes = scopesFlag(flags.scopes);
       const limits = limitFlags(flags);
       const issued = await withAccounts(({ store, gateway }) =>
         issueKey(

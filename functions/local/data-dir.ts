@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import { isAlive } from './processes.ts';
@@ -25,11 +24,44 @@ export interface RuntimeInfo {
 export const resolveDataDir = (dir: string | undefined): string => resolve(dir ?? process.env.ASOF_DATA_DIR ?? '.asof');
 const runtimeFile = (dataDir: string) => join(dataDir, 'runtime.json');
 
-/** Unix socket paths are limited to ~104 bytes: long data dirs get a socket in the temp dir named by their hash. */
-export function adminSocketPath(dataDir: string): string {
+/** Unix socket paths are limited to about 104 bytes (sun_path): a longer one cannot be bound. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+/** Where a server's admin socket is, and how to remove what was made for it once the socket is closed. */
+export interface AdminSocketPlace {
+  path: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * The admin socket's place: `asof.sock` in the data dir, or, when that path is too long for a Unix socket, in a fresh
+ * directory of random name (mkdtemp, 0700) under $XDG_RUNTIME_DIR or the temp dir. A name derived from the data dir
+ * would be predictable, and in a temp dir any local user may create it first. Clients find the path in runtime.json.
+ */
+export async function adminSocketPlace(dataDir: string): Promise<AdminSocketPlace> {
   const local = join(dataDir, 'asof.sock');
-  if (Buffer.byteLength(local) < 100) return local;
-  return join(tmpdir(), `asof-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`);
+  if (Buffer.byteLength(local) < MAX_SOCKET_PATH_BYTES) return { path: local, remove: async () => undefined };
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const base = runtime && isAbsolute(runtime) && (await ownDirectoryProblem(runtime)) === null ? runtime : tmpdir();
+  const dir = await mkdtemp(join(base, 'asof-'));
+  const problem = await ownDirectoryProblem(dir);
+  if (problem) throw new Error(`the admin socket's directory ${dir} ${problem}`);
+  await chmod(dir, PRIVATE_DIR);
+  const path = join(dir, 'asof.sock');
+  if (Buffer.byteLength(path) >= MAX_SOCKET_PATH_BYTES) throw new Error(`no directory short enough for the admin socket (${path})`);
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Why `dir` may not hold this user's socket (null: it may): a socket's directory must be a real directory, this
+ * user's, and writable by no one else, or another user could replace the socket with one of their own.
+ */
+export async function ownDirectoryProblem(dir: string): Promise<string | null> {
+  const st = await lstat(dir).catch(() => null);
+  if (!st?.isDirectory()) return 'is not a directory';
+  if (process.getuid && st.uid !== process.getuid()) return `is owned by uid ${st.uid}, not this user (${process.getuid()})`;
+  if (st.mode & 0o022) return `is writable by others (mode ${(st.mode & 0o777).toString(8)})`;
+  return null;
 }
 
 /** Folders of a data dir and what they hold: readable by their owner alone. */

@@ -23,7 +23,7 @@ import { PROBE_INTERVAL_SECONDS } from '#ops/health.ts';
 import type { SqlTimeouts } from '#stores/postgres/sql-client.ts';
 import type { RepairOptions } from '#stores/sqlite/repairing-index.ts';
 import { type AdminJob, listenAdminSocket } from './admin-socket.ts';
-import { adminSocketPath, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
+import { type AdminSocketPlace, adminSocketPlace, removeRuntimeInfo, writeRuntimeInfo } from './data-dir.ts';
 import { type EmbeddedStoreOptions, type EmbeddedStores, openEmbeddedStores } from './embedded-stores.ts';
 import { localLogger, warnOfSqlRestarts } from './local-logger.ts';
 import { LOCAL_PROCESSES } from './processes.ts';
@@ -331,6 +331,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
 
   const timers: NodeJS.Timeout[] = [];
   let admin: Server | null = null;
+  let socketPlace: AdminSocketPlace | null = null;
   if (opts.schedules ?? true) {
     const { coverage } = services;
     behind(() => jobs.probe({ force: true }));
@@ -341,7 +342,8 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     for (const t of timers) t.unref();
   }
   if (opts.dataDir) {
-    const socket = adminSocketPath(opts.dataDir);
+    socketPlace = await adminSocketPlace(opts.dataDir);
+    const socket = socketPlace.path;
     admin = await listenAdminSocket(
       socket,
       Object.fromEntries(Object.entries(ADMIN_JOBS).map(([name, make]) => [name, make(jobs, stores)])),
@@ -383,6 +385,7 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
         services.usageLog?.flush().catch((err: unknown) => logger.warn('usage records lost at shutdown', { error: err })),
       );
       if (opts.dataDir) await removeRuntimeInfo(opts.dataDir);
+      await socketPlace?.remove();
       await stores.close();
     },
   };

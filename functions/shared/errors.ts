@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'no_route'
   | 'method_not_allowed'
   | 'request_timeout'
+  | 'expectation_failed'
   | 'too_large'
   | 'headers_too_large'
   | 'rate_limited'

@@ -372,16 +372,34 @@ describe('filters and order', () => {
     expect(new Set(results.map((r) => r.level))).toEqual(new Set(['intermediate-appellate']));
   });
 
-  it('a filter that matches nothing lists the ids that exist', async () => {
-    const err = await listFormats(deps, { jurisdiction: 'us', court: 'scotus' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe('not_carried');
-    expect((err as AppError).message).toBe(
-      "No filing-format record for us matches court 'scotus'. The records that exist for us: ca1, ca2, ca3, ca4, ca5, ca6, ca7, ca8, ca9, ca10, ca11, cadc, cafc (intermediate-appellate), " +
-        'each as <court>-2007-01-03, <court>-2010-02-01, <court>-2011-01-07, <court>-2012-01-03, <court>-2024-12-01.',
+  it('a filter that matches nothing lists the ids that exist, literally: those in force on the date asked', async () => {
+    const courts = ['ca1', 'ca2', 'ca3', 'ca4', 'ca5', 'ca6', 'ca7', 'ca8', 'ca9', 'ca10', 'ca11', 'cadc', 'cafc'];
+    const refused = (filter: Parameters<typeof listFormats>[1]) =>
+      listFormats(deps, filter).then(
+        () => expect.unreachable(),
+        (e: unknown) => {
+          expect(e).toBeInstanceOf(AppError);
+          expect((e as AppError).code).toBe('not_carried');
+          return (e as AppError).message;
+        },
+      );
+
+    expect(await refused({ jurisdiction: 'us', court: 'scotus' })).toBe(
+      "No filing-format record for us matches court 'scotus'. The records for us in force on 2026-11-23: " +
+        `${courts.map((c) => `${c}-2024-12-01`).join(', ')} (intermediate-appellate).`,
     );
-    const level = await listFormats(deps, { jurisdiction: 'nd', level: 'intermediate-appellate' }).catch((e: unknown) => e);
-    expect((level as AppError).message).toMatch(/level 'intermediate-appellate'.*nd-2026-03-07 \(nd, last-resort\)/);
+    expect(await refused({ jurisdiction: 'us', court: 'scotus', asOf: '2008-06-01' })).toBe(
+      "No filing-format record for us matches court 'scotus'. The records for us in force on 2008-06-01: " +
+        `${courts.map((c) => `${c}-2007-01-03`).join(', ')} (intermediate-appellate).`,
+    );
+    expect(await refused({ jurisdiction: 'us', court: 'scotus', asOf: '2014-01-01' })).toBe(
+      "No filing-format record for us matches court 'scotus'. None of the records for us is in force on 2014-01-01; they cover " +
+        '2007-01-03 to 2010-02-01 (13 records), 2010-02-01 to 2011-01-07 (13 records), 2011-01-07 to 2012-01-03 (13 records), ' +
+        '2012-01-03 to 2012-12-01 (13 records), 2024-12-01 onward (13 records).',
+    );
+    expect(await refused({ jurisdiction: 'nd', level: 'intermediate-appellate' })).toBe(
+      "No filing-format record for nd matches level 'intermediate-appellate'. The records for nd in force on 2026-11-23: nd-2026-03-07 (last-resort).",
+    );
     const none = await listFormats(deps, { jurisdiction: 'dc' }).catch((e: unknown) => e);
     expect((none as AppError).message).toBe("No filing-format record is held for jurisdiction 'dc'. Records are held for: nd, us.");
   });

@@ -14,13 +14,15 @@ import { PAGE_HEADERS } from '#http/pages/html.ts';
 import { PAGES } from '#http/pages/site-pages.ts';
 import { ROUTES } from '#http/routes.ts';
 import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
+import { besideLookups, CHEAP_MAX_MS, CHEAP_P50_MS } from '../support/beside-lookups.ts';
 import { type RawReply, type RawRequest, rawRequest } from '../support/raw-http.ts';
+import { testLogger } from '../support/test-logger.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 let server: LocalServer;
 
 beforeAll(async () => {
-  server = await serveLocal({ dataDir: null, port: 0, sample: true, schedules: false, now: () => NOW });
+  server = await serveLocal({ dataDir: null, port: 0, sample: true, schedules: false, now: () => NOW, logger: testLogger() });
 }, 180_000);
 afterAll(() => server?.close());
 
@@ -223,6 +225,101 @@ describe('the transport’s own refusals', () => {
     isEnvelope(await send({ target: '/v1/law/nowhere' }), 404, 'no_route');
     isEnvelope(await send({ method: 'DELETE', target: '/v1/health' }), 405, 'method_not_allowed');
     isEnvelope(await send({ method: 'POST', target: '/v1/law/lookup', body: 'x'.repeat(1024 * 1024 + 1) }), 413, 'too_large');
+  });
+
+  it('answer a request with no Host, two, or one that names no host 400 bad_request, pages included', async () => {
+    const noHost = { host: null };
+    const replies = await Promise.all([
+      send({ target: '/v1/health', headers: noHost }),
+      send({ target: '/law/us/statutes/1-1', headers: noHost }),
+      send({ target: 'http://127.0.0.1/v1/health', headers: noHost }),
+      send({ method: 'POST', target: '/v1/law/lookup', headers: noHost, body: '{"jurisdiction":"us","citation":"1-1"}' }),
+      send({ target: '/v1/health', headers: { host: '127.0.0.1', Host: '127.0.0.2' } }),
+      send({ target: '/v1/health', headers: { host: 'a b/c' } }),
+    ]);
+
+    for (const reply of replies) {
+      isEnvelope(reply, 400, 'bad_request');
+      expect(reply.headers.connection).toBe('close');
+    }
+    expect(replies[0]!.json.error.message).toBe('An HTTP/1.1 request needs a Host header: give the host and port it was sent to.');
+    expect(replies[4]!.json.error.message).toBe('The Host header is given 2 times: give it once.');
+    expect(replies[5]!.json.error.message).toBe("Host must be a host name or address, with an optional port (got 'a b/c').");
+  });
+
+  it('answer HTTP/1.0 with no Host (it needs none), and any Host that names a host and port', async () => {
+    const replies = await Promise.all([
+      send({ target: '/v1/health', version: 'HTTP/1.0', headers: { host: null } }),
+      send({ target: '/v1/health', headers: { host: '' } }),
+      send({ target: '/v1/health', headers: { host: '[::1]:8080' } }),
+      send({ target: '/v1/health', headers: { host: 'asof.example' } }),
+    ]);
+
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('answer another protocol version, a CONNECT and a transfer coding other than chunked 400 bad_request', async () => {
+    const chunkedGzip = { 'transfer-encoding': 'gzip, chunked', 'content-length': null };
+    const [v2, v12, connect, gzip, gzipChunked] = await Promise.all([
+      send({ target: '/v1/health', version: 'HTTP/2.0' }),
+      send({ target: '/v1/health', version: 'HTTP/1.2' }),
+      send({ method: 'CONNECT', target: '127.0.0.1:443' }),
+      send({ method: 'POST', target: '/v1/law/lookup', headers: { 'transfer-encoding': 'gzip', 'content-length': null }, body: 'x' }),
+      send({ method: 'POST', target: '/v1/law/lookup', headers: chunkedGzip, body: '0\r\n\r\n' }),
+    ]);
+
+    for (const reply of [v2, v12, connect, gzip, gzipChunked]) isEnvelope(reply, 400, 'bad_request');
+    expect(v2.json.error.message).toBe('HTTP/2.0 is not spoken here: send HTTP/1.1.');
+    expect(connect.json.error.message).toMatch(/^CONNECT is not supported/);
+    expect(gzipChunked.json.error.message).toBe(
+      "Transfer-Encoding 'gzip, chunked' is not supported: send the body with a Content-Length, or chunked alone.",
+    );
+  });
+
+  it('answer Expect: 100-continue with 100 and then the answer, any other expectation 417 expectation_failed', async () => {
+    const { key } = await keyWith();
+    const body = JSON.stringify({ jurisdiction: 'us', citation: '1-1' });
+    const [continued, other] = await Promise.all([
+      send({ method: 'POST', target: '/v1/law/lookup', headers: { expect: '100-continue' }, body }, key),
+      send({ method: 'POST', target: '/v1/law/lookup', headers: { expect: 'something-else' }, body }, key),
+    ]);
+
+    expect([continued.interim, continued.status]).toEqual([[100], 200]);
+    isEnvelope(other, 417, 'expectation_failed');
+    expect(other.interim).toEqual([]);
+    expect(other.json.error.message).toBe('Expect something-else cannot be met: the only expectation understood is 100-continue.');
+  });
+
+  it('refuse a stream of them at once, while a second client keeps its cheap lookups', async () => {
+    // Prepare: every kind of refusal above, eight clients sending them one after another
+    const { key } = await keyWith();
+    const kinds: RawRequest[] = [
+      { target: '/v1/health', headers: { host: null } },
+      { target: '/law/us/statutes/1-1', headers: { host: null } },
+      { method: 'POST', target: '/v1/law/lookup', headers: { expect: 'something-else' }, body: '{"jurisdiction":"us"}' },
+      { method: 'CONNECT', target: '127.0.0.1:443' },
+      {
+        method: 'POST',
+        target: '/v1/law/lookup',
+        headers: { 'transfer-encoding': 'gzip, chunked', 'content-length': null },
+        body: '0\r\n\r\n',
+      },
+      { target: '/v1/health', version: 'HTTP/2.0' },
+    ];
+    const client = async (n: number) => {
+      const codes: string[] = [];
+      for (let i = 0; i < 24; i++) codes.push((await send(kinds[(n + i) % kinds.length]!)).json?.error?.code);
+      return codes;
+    };
+
+    // Act
+    const run = await besideLookups({ url: server.url, key }, () => Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(client)));
+
+    // Assess
+    expect(new Set(run.attack.flat())).toEqual(new Set(['bad_request', 'expectation_failed']));
+    expect(run.statuses.every((s) => s === 200)).toBe(true);
+    expect(run.p50).toBeLessThan(CHEAP_P50_MS);
+    expect(run.max).toBeLessThan(CHEAP_MAX_MS);
   });
 
   it('answer a request not received in time 408 request_timeout, in the envelope', async () => {

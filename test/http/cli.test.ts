@@ -119,6 +119,12 @@ describe('asof keys and ingest against a running server', () => {
     const badScope = await asof(['keys', 'create', '--name', 'x', '--scopes', 'everything', '--data-dir', dir]);
     expect(badScope.code).toBe(1);
     expect(badScope.stderr).toMatch(/unknown scope/);
+    // An empty list is refused, whether it is empty or only commas: a key with no scope could call nothing.
+    for (const empty of ['', ',', ' , ']) {
+      const noScope = await asof(['keys', 'create', '--name', 'x', '--scopes', empty, '--data-dir', dir]);
+      expect(noScope.code, `--scopes '${empty}'`).toBe(2);
+      expect(noScope.stderr).toContain(`--scopes is empty (got '${empty}'): give one or more of lookup, admin, or leave it out for lookup`);
+    }
     const unknownRevoke = await asof(['keys', 'revoke', 'key_nope', '--data-dir', dir]);
     expect(unknownRevoke.code).toBe(1);
     const badPlan = await asof(['keys', 'create', '--name', 'x', '--plan', 'platinum', '--data-dir', dir]);

@@ -11,6 +11,7 @@ import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { CourtListenerCitationProvider } from '#stores/courtlistener/citation-provider.ts';
 import { SAMPLE_CASELAW_PATHS } from '../contract/caselaw-store.contract.ts';
 import { type FakeCourtListener, startFakeCourtListener } from '../support/fake-courtlistener.ts';
+import { testLogger } from '../support/test-logger.ts';
 
 let fake: FakeCourtListener;
 const servers: LocalServer[] = [];
@@ -21,6 +22,7 @@ async function serverWith(dailyRequests: number, perRequestCap: number, timeoutM
     port: 0,
     sample: false,
     schedules: false,
+    logger: testLogger(),
     fallback: {
       provider: new CourtListenerCitationProvider({ baseUrl: fake.url, token: fake.token, timeoutMs }),
       dailyRequests,
@@ -143,6 +145,7 @@ describe('fallback: "courtlistener"', () => {
       port: 0,
       sample: false,
       schedules: false,
+      logger: testLogger(),
       fallback: {
         provider: new CourtListenerCitationProvider({ baseUrl: 'http://127.0.0.1:9', token: 't', timeoutMs: 500 }),
         dailyRequests: 10,

@@ -4,6 +4,7 @@ import { issueKey } from '#accounts/issue-key.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { probeCorpus } from '#ops/health.ts';
+import { testLogger } from '../support/test-logger.ts';
 
 const USLM = ['usc01@113-31.xml', 'usc01@117-80.xml'].map((f) => fileURLToPath(new URL(`../../data/sample/uslm/${f}`, import.meta.url)));
 
@@ -21,7 +22,7 @@ const advance = (minutes: number) => {
 };
 
 beforeAll(async () => {
-  server = await serveLocal({ dataDir: null, port: 0, sample: false, schedules: false, now: () => clock });
+  server = await serveLocal({ dataDir: null, port: 0, sample: false, schedules: false, now: () => clock, logger: testLogger() });
   await runIngest(server.stores, { kind: 'uslm', files: USLM });
   key = (await issueKey(server.stores.accounts, { name: 'outage' }, clock)).key;
 });

@@ -8,7 +8,10 @@ export interface RawRequest {
   method?: string;
   /** The request target exactly as sent (`/v1/law/cases/%ZZ`). */
   target: string;
-  headers?: Record<string, string>;
+  /** Headers over the defaults (`host`, `connection: close`, the body's type and length); null leaves one out. */
+  headers?: Record<string, string | null>;
+  /** The request line's version: `HTTP/1.1` unless told. */
+  version?: string;
   body?: string | Buffer;
   /** Send the head only, and wait for the server to answer or close (a client too slow to send its body). */
   stall?: boolean;
@@ -16,6 +19,8 @@ export interface RawRequest {
 
 export interface RawReply {
   status: number;
+  /** The interim (1xx) answers before it, e.g. 100 to `Expect: 100-continue`. */
+  interim: number[];
   /** Names in lower case. */
   headers: Record<string, string>;
   text: string;
@@ -25,14 +30,14 @@ export interface RawReply {
 
 export function rawRequest(port: number, req: RawRequest, timeoutMs = 60_000): Promise<RawReply> {
   const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
-  const headers: Record<string, string> = {
+  const headers: Record<string, string | null> = {
     host: `127.0.0.1:${port}`,
     connection: 'close',
     ...(body && { 'content-type': 'application/json', 'content-length': String(body.length) }),
     ...req.headers,
   };
-  const head = `${req.method ?? 'GET'} ${req.target} HTTP/1.1\r\n${Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
+  const head = `${req.method ?? 'GET'} ${req.target} ${req.version ?? 'HTTP/1.1'}\r\n${Object.entries(headers)
+    .flatMap(([k, v]) => (v === null ? [] : [`${k}: ${v}\r\n`]))
     .join('')}\r\n`;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -59,7 +64,16 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs = 60_000): P
   });
 }
 
-function parseReply(raw: Buffer): RawReply {
+/** An interim answer's head (`HTTP/1.1 100 Continue`), which a final answer follows. */
+const INTERIM = /^HTTP\/1\.1 (1\d\d)[^\r]*\r\n(?:[^\r]+\r\n)*\r\n/;
+
+function parseReply(all: Buffer): RawReply {
+  const interim: number[] = [];
+  let raw = all;
+  for (let m = INTERIM.exec(raw.toString('latin1')); m; m = INTERIM.exec(raw.toString('latin1'))) {
+    interim.push(Number(m[1]));
+    raw = raw.subarray(m[0].length);
+  }
   const split = raw.indexOf('\r\n\r\n');
   if (split < 0) throw new Error(`not an HTTP answer: ${JSON.stringify(raw.toString('latin1').slice(0, 200))}`);
   const [statusLine, ...lines] = raw.subarray(0, split).toString('latin1').split('\r\n');
@@ -77,5 +91,5 @@ function parseReply(raw: Buffer): RawReply {
   } catch {
     json = undefined;
   }
-  return { status, headers, text, json };
+  return { status, interim, headers, text, json };
 }

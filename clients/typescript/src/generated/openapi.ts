@@ -529,11 +529,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Any request, whatever its path and method, may be refused before an operation reads it: bad_request (400), no_route (404), method_not_allowed (405), request_timeout (408), too_large (413), headers_too_large (431). */
+        /** @description Any request, whatever its path and method, may be refused before an operation reads it: bad_request (400), no_route (404), method_not_allowed (405), request_timeout (408), too_large (413), expectation_failed (417), headers_too_large (431). */
         TransportError: components["schemas"]["Error"] & {
             error?: {
                 /** @enum {unknown} */
-                code?: "bad_request" | "no_route" | "method_not_allowed" | "request_timeout" | "too_large" | "headers_too_large";
+                code?: "bad_request" | "no_route" | "method_not_allowed" | "request_timeout" | "too_large" | "expectation_failed" | "headers_too_large";
             };
         };
         Suggestion: {
