@@ -1,5 +1,5 @@
 import { collectionOfKey } from '#law/collections.ts';
-import { diffTexts } from '#law/diff.ts';
+import { diffTextsPaced } from '#law/diff.ts';
 import { isCorpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
 import { serviceNote } from '#law/notes.ts';
 import { escapeHtml as h } from '#law/snippet.ts';
@@ -9,9 +9,11 @@ import { StoreUnavailableError } from '#shared/errors.ts';
 import { MAX_SHORT_PARAM_CHARS } from '../input-limits.ts';
 import { htmlPage, siteNav } from './html.ts';
 import type { Page, PageServices } from './page.ts';
+import { overSiteBudget } from './page-budget.ts';
 
-/** A page of a section (`law/<jurisdiction>/<corpus>/<key>`), with the site's navigation three levels up. */
-const sectionPage = (status: number, title: string, body: string) => htmlPage(status, title, body, { nav: siteNav('../../../') });
+/** The site's navigation from a section page (`law/<jurisdiction>/<corpus>/<key>`): three levels up. */
+const SECTION_NAV = siteNav('../../../');
+const sectionPage = (status: number, title: string, body: string) => htmlPage(status, title, body, { nav: SECTION_NAV });
 
 const dateRange = (v: Pick<VersionSummary, 'validFrom' | 'validTo'>) =>
   `${localDateOf(v.validFrom)} – ${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`;
@@ -61,7 +63,7 @@ async function renderedDiff(versions: NonNullable<PageServices['versions']>, ref
   const heading = `<p class="meta">From the version of ${h(dateRange(older))} (${h(older.provenance.versionLabel)}) to the version of ${h(dateRange(newer))} (${h(newer.provenance.versionLabel)}).</p>`;
   if (older.validFrom === newer.validFrom)
     return `${heading}<p class="notice">The same version is in force on both dates: nothing changed.</p>`;
-  const d = diffTexts(older.bodyText, newer.bodyText);
+  const d = await diffTextsPaced(older.bodyText, newer.bodyText);
   const body = d.operations
     .map(({ op, text }) => (op === 'keep' ? h(text) : op === 'remove' ? `<del>${h(text)}</del>` : `<ins>${h(text)}</ins>`))
     .join('');
@@ -80,7 +82,8 @@ const isPlausible = (params: Record<string, string>) =>
 export const permalinkPage: Page = {
   id: 'permalink',
   path: '/law/{jurisdiction}/{corpus}/{key}',
-  async render({ params, query, services }) {
+  async render(request) {
+    const { params, query, services } = request;
     const { jurisdiction, corpus, key } = params as { jurisdiction: string; corpus: string; key: string };
     const collection = isCorpus(corpus) && isPlausible(params) ? collectionOfKey(jurisdiction, corpus, key) : undefined;
     if (!isCorpus(corpus) || !collection || !services.versions) {
@@ -92,6 +95,9 @@ export const permalinkPage: Page = {
     if (badDate) {
       return sectionPage(400, 'Bad date', `<h1>Bad date</h1><p>asOf, from and to must be calendar dates written YYYY-MM-DD.</p>`);
     }
+    // Counted once it would read the store: a path or a date refused above costs nothing and is not counted.
+    const over = overSiteBudget(request, SECTION_NAV);
+    if (over) return over;
     const asOf = asOfParam ?? services.now().toISOString().slice(0, 10);
     const ref = { jurisdiction, corpus, key };
     try {
