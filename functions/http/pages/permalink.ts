@@ -2,6 +2,7 @@ import { collectionOfKey } from '#law/collections.ts';
 import { diffTextsPaced } from '#law/diff.ts';
 import { isCorpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
 import { serviceNote } from '#law/notes.ts';
+import { outlineDepths } from '#law/outline.ts';
 import { escapeHtml as h } from '#law/snippet.ts';
 import { withGaps } from '#law/timeline.ts';
 import { isCalendarDate, localDateOf } from '#shared/dates.ts';
@@ -74,6 +75,17 @@ async function renderedDiff(versions: NonNullable<PageServices['versions']>, ref
   return `${heading}<p class="meta">${h(summary + coarse)}</p><pre class="diff">${body}</pre>`;
 }
 
+/** The deepest indent the pages' style has (html.ts, `.text .d1`…): deeper lines are shown at it. */
+const MAX_DEPTH = 6;
+
+/** A version's text, a paragraph a line, each indented by its depth in the section's outline (law/outline.ts). */
+export function sectionText(text: string): string {
+  const lines = text.split('\n');
+  const depths = outlineDepths(lines);
+  const paragraphs = lines.map((line, i) => (line.trim() === '' ? '' : `<p class="d${Math.min(depths[i]!, MAX_DEPTH)}">${h(line)}</p>`));
+  return `<div class="text">${paragraphs.join('')}</div>`;
+}
+
 /** No section is named by a NUL character or by hundreds of characters: such a path is not looked up, only not found. */
 const isPlausible = (params: Record<string, string>) =>
   Object.values(params).every((v) => v.length <= MAX_SHORT_PARAM_CHARS && !v.includes('\u0000'));
@@ -131,7 +143,7 @@ export const permalinkPage: Page = {
           notice +
           `<p class="meta">In force ${h(dateRange(current))} (${h(current.temporalBasis)}) · status ${h(current.status)} · shown as of ${h(asOf)}</p>` +
           (note ? `<p class="notice">${h(note)}</p>` : '') +
-          `<pre>${h(current.bodyText)}</pre>` +
+          sectionText(current.bodyText) +
           (current.historyNote ? `<p class="meta">${h(current.historyNote)}</p>` : '') +
           `<h2>Provenance</h2><table><tr><th>source</th><td><a href="${h(p.sourceUrl)}">${h(p.sourceUrl)}</a></td></tr>` +
           `<tr><th>source system</th><td>${h(p.sourceSystem)}</td></tr><tr><th>version</th><td>${h(p.versionLabel)}</td></tr>` +

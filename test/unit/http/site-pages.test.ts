@@ -18,7 +18,7 @@ const render = (page: typeof citePage, query: Record<string, string>, client?: s
 describe('the pages’ policy', () => {
   it('builds every policy from default-src none, the shell style by hash, no unsafe source', () => {
     expect(contentSecurityPolicy()).toBe(
-      `default-src 'none'; style-src ${STYLE_HASH}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; style-src ${STYLE_HASH}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     );
     expect(STYLE_HASH).toMatch(/^'sha256-[A-Za-z0-9+/]{43}='$/);
     for (const csp of [PAGE_HEADERS['content-security-policy'], DOCS_CSP]) expect(csp).not.toMatch(/unsafe|\*|https?:/);
