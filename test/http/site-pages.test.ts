@@ -56,7 +56,7 @@ describe('the site: headers', () => {
     const dc = (await page('/law/dc/statutes/28-3814')).html;
     expect(dc).toContain('<p class="d0">(a)(1) This section applies');
     expect(dc).toContain('<p class="d1">(2) This section shall apply to public utilities');
-    expect(dc).toMatch(/<p class="d0">\(b\) As used in this section, the term:<\/p><p class="d1">\(1\) "Consumer" means/);
+    expect(dc).toMatch(/<p class="d0">\(b\) As used in this section, the term:<\/p><p class="d1">\(1\) &quot;Consumer&quot; means/);
   });
 
   it('the docs page allows scripts from the site only, the renderer its data: icons, and fetches from the site only', async () => {
