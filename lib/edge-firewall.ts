@@ -3,7 +3,7 @@ import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { EDGE_LIMIT_PER_MINUTE } from '../functions/accounts/edge-limit.ts';
+import { EDGE_LIMIT_PER_MINUTE, SITE_READS_PER_MINUTE } from '../functions/accounts/edge-limit.ts';
 
 export interface EdgeFirewallProps {
   prefix: string;
@@ -13,6 +13,11 @@ export interface EdgeFirewallProps {
   perTokenLimit?: number;
   /** Requests an IP address may make per window without an Authorization header (the public endpoints). Default: 120. */
   perIpLimit?: number;
+  /**
+   * Requests an IP address may make per window to the site's pages that read the law (SITE_PAGE_READS: section pages
+   * and their comparisons, the search page). Default: SITE_READS_PER_MINUTE, the pages' own budget in process.
+   */
+  perIpSiteReadsLimit?: number;
   /** The rate rules' window in seconds: 60, 120, 300 or 600. Default: 60. */
   windowSeconds?: 60 | 120 | 300 | 600;
   /** How long the log of blocked requests is kept. Default: one month. */
@@ -24,6 +29,13 @@ const MIN_RATE_LIMIT = 10;
 const MAX_RATE_LIMIT = 2_000_000_000;
 
 const AUTHORIZATION = 'authorization';
+
+/**
+ * The paths of the site's pages that read the law on every request: `/law/<jurisdiction>/<corpus>/<key>` and
+ * `/search`, at a custom domain's root or under the `site` stage on API Gateway's own domain. The API (`/v1/…`) and
+ * the site's other pages (the front page, `/cite`, `/docs`) do not match.
+ */
+export const SITE_PAGE_READS = '^(/site)?/(law/|search/?$)';
 
 /** True for a request that carries an Authorization header with a value. */
 const hasAuthorization: CfnWebACL.StatementProperty = {
@@ -47,7 +59,9 @@ const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => (
  *   aggregation key's component out of the rule, so this rule never sees requests without the header;
  * - per IP for exactly those: a rate rule per address, scoped down to requests with no Authorization value
  *   (NOT "header size > 0", the statement WAF documents for "header missing").
- * Both block without a custom response, so API Gateway answers with its WAF_FILTERED gateway response: 429
+ * - per IP for the site's pages that read the law (SITE_PAGE_READS), however many pages: the in-process budget of
+ *   functions/http/pages/page-budget.ts, which each function instance would otherwise count alone.
+ * All block without a custom response, so API Gateway answers with its WAF_FILTERED gateway response: 429
  * `rate_limited`, Retry-After and the request id in the envelope (lib/law-api.ts). Blocked requests are logged, with
  * the Authorization header redacted; allowed ones are not (they are in the API's own logs).
  */
@@ -58,6 +72,7 @@ export class EdgeFirewall extends Construct {
     super(scope, id);
     const perToken = checkedLimit('perTokenLimit', props.perTokenLimit ?? EDGE_LIMIT_PER_MINUTE);
     const perIp = checkedLimit('perIpLimit', props.perIpLimit ?? EDGE_LIMIT_PER_MINUTE);
+    const perIpSiteReads = checkedLimit('perIpSiteReadsLimit', props.perIpSiteReadsLimit ?? SITE_READS_PER_MINUTE);
     const evaluationWindowSec = props.windowSeconds ?? 60;
     const metric = (name: string) => `${props.prefix}-${name}`;
 
@@ -92,6 +107,26 @@ export class EdgeFirewall extends Construct {
               evaluationWindowSec,
               aggregateKeyType: 'IP',
               scopeDownStatement: { notStatement: { statement: hasAuthorization } },
+            },
+          },
+        },
+        {
+          name: 'per-ip-rate-site-reads',
+          priority: 2,
+          action: { block: {} },
+          visibilityConfig: visibility(metric('per-ip-rate-site-reads')),
+          statement: {
+            rateBasedStatement: {
+              limit: perIpSiteReads,
+              evaluationWindowSec,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: {
+                regexMatchStatement: {
+                  regexString: SITE_PAGE_READS,
+                  fieldToMatch: { uriPath: {} },
+                  textTransformations: [{ priority: 0, type: 'NONE' }],
+                },
+              },
             },
           },
         },

@@ -1,6 +1,13 @@
 /** The edge limit: requests per minute per presented token, counted before any key is looked up. */
 export const EDGE_LIMIT_PER_MINUTE = 120;
 
+/**
+ * The public site's pages that read the law (a section page, its comparison of two versions, a search): requests per
+ * minute per client address, all such pages together. A person reading pages opens far fewer; a script fetching
+ * diffs from many connections meets it within seconds. In AWS the site's web ACL counts the same paths per address.
+ */
+export const SITE_READS_PER_MINUTE = 60;
+
 export interface EdgeVerdict {
   allowed: boolean;
   /** Requests this token has made in the current minute, this one included. */

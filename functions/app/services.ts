@@ -75,6 +75,11 @@ export interface Services extends Omit<ServiceStores, 'meters'> {
   usageLog: UsageLog | null;
   /** The per-token edge limit in process; null where the edge is in front of the process (the stage's WAF rule). */
   edge: EdgeLimiter | null;
+  /**
+   * The site's per-address budget of pages that read the law (functions/http/pages/page-budget.ts): absent, the
+   * process's own of SITE_READS_PER_MINUTE; null, none.
+   */
+  siteReads?: EdgeLimiter | null;
   logger: Logger;
   /** The MCP endpoint, where this process serves it (the local server, the endpoint's function); absent elsewhere. */
   mcp?: McpEndpoint;
@@ -91,6 +96,8 @@ export interface ServiceOptions {
   metered: boolean;
   /** Apply the per-token edge limit in process: locally; on AWS the stage's WAF rate rule is the edge. */
   edgeLimit: boolean;
+  /** The site's pages that read the law, per address and minute (default SITE_READS_PER_MINUTE; 0: no limit). */
+  siteReadsPerMinute?: number;
   /**
    * How a response that finds the coverage numbers old gets them refreshed: a task run behind the response (a
    * long-lived process), or null: only the scheduled job refreshes them (a function may be frozen once it answered).
@@ -135,6 +142,9 @@ export function assembleServices(stores: ServiceStores, options: ServiceOptions)
     meter,
     usageLog,
     edge: metered && options.edgeLimit ? new EdgeLimiter() : null,
+    ...(options.siteReadsPerMinute !== undefined && {
+      siteReads: options.siteReadsPerMinute > 0 ? new EdgeLimiter(options.siteReadsPerMinute, 50_000) : null,
+    }),
     logger,
     ...(options.mcp && { mcp: options.mcp }),
   };

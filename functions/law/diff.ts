@@ -3,9 +3,12 @@
  *
  * Bounded work: the lines are diffed first (a long section has a few hundred lines at most), and only each passage of
  * lines replaced by others is diffed word by word, within an edit budget and a time budget. Myers' algorithm costs the
- * square of the edit distance, so two long, wholly different texts would hold the thread for seconds (33 s for two
- * 65,000-character D.C. sections, measured 2026-11-24); over budget, a passage is given as its lines removed and
- * added, which is a true (if coarser) edit script, and `wordLevel` says so.
+ * square of the edit distance, so two long, wholly different texts would hold the thread for seconds; over budget, a
+ * passage is given as its lines removed and added, which is a true (if coarser) edit script, and `wordLevel` says so.
+ * Before either diff runs, a lower bound of its edit distance (what the two sides' tokens differ by, counted as
+ * multisets, in linear time) is checked against the budget: a passage that cannot be within it is given whole at once,
+ * as the diff would give it after spending its budget, so the common costly case costs nothing and the answer does not
+ * depend on how busy the machine is.
  */
 import { createTwoFilesPatch, diffArrays, diffLines, FILE_HEADERS_ONLY } from 'diff';
 
@@ -45,6 +48,22 @@ const TOKEN = /^\s+|[\p{L}\p{N}]+\s*|[^\s\p{L}\p{N}]\s*/gu;
 export const wordTokens = (text: string): string[] => text.match(TOKEN) ?? [];
 const countWords = (text: string): number => text.match(WORD)?.length ?? 0;
 
+/** A text's lines as jsdiff's line diff reads them: each with its line break, the last one without when it has none. */
+const lineTokens = (text: string): string[] => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+
+/**
+ * A lower bound of the edit distance (insertions plus deletions, jsdiff's edit length) between two token sequences:
+ * each token occurring more often on one side must be removed or added that many times, whatever the alignment.
+ */
+export function editLowerBound(from: readonly string[], to: readonly string[]): number {
+  const surplus = new Map<string, number>();
+  for (const t of from) surplus.set(t, (surplus.get(t) ?? 0) + 1);
+  for (const t of to) surplus.set(t, (surplus.get(t) ?? 0) - 1);
+  let bound = 0;
+  for (const n of surplus.values()) bound += Math.abs(n);
+  return bound;
+}
+
 function pushOp(ops: DiffOperation[], op: DiffOperation['op'], text: string): void {
   if (text === '') return;
   const last = ops.at(-1);
@@ -52,16 +71,37 @@ function pushOp(ops: DiffOperation[], op: DiffOperation['op'], text: string): vo
   else ops.push({ op, text });
 }
 
-/** The edit script of `from` → `to`, word by word wherever the budget allows. */
-export function diffTexts(from: string, to: string, budget: DiffBudget = DIFF_BUDGET): Omit<TextDiff, 'unified'> {
+/** Time spent running, not waiting: a paced diff's budget is the work it does, not how long others kept it waiting. */
+class Stopwatch {
+  private spent = 0;
+  private since = performance.now();
+  pause(): void {
+    this.spent += performance.now() - this.since;
+  }
+  resume(): void {
+    this.since = performance.now();
+  }
+  get ms(): number {
+    return this.spent + performance.now() - this.since;
+  }
+}
+
+/**
+ * The edit script as steps: the line diff, then each replaced passage's word diff, the generator pausing between
+ * them. Run at once (diffTexts) or paced (diffTextsPaced), the same steps give the same answer.
+ */
+function* diffSteps(from: string, to: string, budget: DiffBudget): Generator<void, Omit<TextDiff, 'unified'>> {
   const ops: DiffOperation[] = [];
   let wordLevel = true;
   if (from === to) {
     pushOp(ops, 'keep', from);
     return { operations: ops, wordLevel, words: tally(ops) };
   }
-  const started = performance.now();
-  const lines = diffLines(from, to, { maxEditLength: budget.lineEdits, timeout: budget.timeMs });
+  const clock = new Stopwatch();
+  const lines =
+    editLowerBound(lineTokens(from), lineTokens(to)) > budget.lineEdits
+      ? undefined
+      : diffLines(from, to, { maxEditLength: budget.lineEdits, timeout: budget.timeMs });
   if (lines === undefined) {
     pushOp(ops, 'remove', from);
     pushOp(ops, 'add', to);
@@ -72,10 +112,14 @@ export function diffTexts(from: string, to: string, budget: DiffBudget = DIFF_BU
     const next = lines[i + 1];
     if (change.removed && next?.added) {
       i++;
-      const left = budget.timeMs - (performance.now() - started);
+      clock.pause();
+      yield;
+      clock.resume();
+      const left = budget.timeMs - clock.ms;
+      const [older, newer] = [wordTokens(change.value), wordTokens(next.value)];
       const words =
-        left > 0
-          ? diffArrays(wordTokens(change.value), wordTokens(next.value), { maxEditLength: budget.wordEdits, timeout: left })
+        left > 0 && editLowerBound(older, newer) <= budget.wordEdits
+          ? diffArrays(older, newer, { maxEditLength: budget.wordEdits, timeout: left })
           : undefined;
       if (words === undefined) {
         wordLevel = false;
@@ -89,6 +133,38 @@ export function diffTexts(from: string, to: string, budget: DiffBudget = DIFF_BU
     pushOp(ops, change.added ? 'add' : change.removed ? 'remove' : 'keep', change.value);
   }
   return { operations: ops, wordLevel, words: tally(ops) };
+}
+
+/** The edit script of `from` → `to`, word by word wherever the budget allows, computed at once. */
+export function diffTexts(from: string, to: string, budget: DiffBudget = DIFF_BUDGET): Omit<TextDiff, 'unified'> {
+  const steps = diffSteps(from, to, budget);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The turn of the process's paced diffs: one runs at a time, the others wait their turn without holding anything. */
+let turn: Promise<unknown> = Promise.resolve();
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * diffTexts for a server: the same answer, computed one step at a time with the event loop free between steps, and one
+ * diff at a time in the process, so that however many diffs are asked at once, every other request waits at most
+ * for one step of one of them (a step is bounded by the budget), not for all of them.
+ */
+export function diffTextsPaced(from: string, to: string, budget: DiffBudget = DIFF_BUDGET): Promise<Omit<TextDiff, 'unified'>> {
+  const run = turn.then(async () => {
+    await nextTick();
+    const steps = diffSteps(from, to, budget);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      await nextTick();
+    }
+  });
+  turn = run.catch(() => undefined);
+  return run;
 }
 
 function tally(ops: readonly DiffOperation[]): TextDiff['words'] {
@@ -105,12 +181,15 @@ function tally(ops: readonly DiffOperation[]): TextDiff['words'] {
 /** `diff -u` of the lines, labelled; the whole text as one replaced hunk when the line diff is over budget. */
 export function unifiedDiff(from: string, to: string, labels: { from: string; to: string }, budget: DiffBudget = DIFF_BUDGET): string {
   if (from === to) return '';
-  const patch = createTwoFilesPatch(labels.from, labels.to, from, to, undefined, undefined, {
-    context: 3,
-    headerOptions: FILE_HEADERS_ONLY,
-    maxEditLength: budget.lineEdits,
-    timeout: budget.timeMs,
-  });
+  const patch =
+    editLowerBound(lineTokens(from), lineTokens(to)) > budget.lineEdits
+      ? undefined
+      : createTwoFilesPatch(labels.from, labels.to, from, to, undefined, undefined, {
+          context: 3,
+          headerOptions: FILE_HEADERS_ONLY,
+          maxEditLength: budget.lineEdits,
+          timeout: budget.timeMs,
+        });
   if (patch !== undefined) return patch;
   const fromLines = splitLines(from);
   const toLines = splitLines(to);
@@ -125,4 +204,16 @@ const splitLines = (text: string): string[] => (text === '' ? [] : text.replace(
 /** Both renderings of `from` → `to`. */
 export function diffText(from: string, to: string, labels: { from: string; to: string }, budget: DiffBudget = DIFF_BUDGET): TextDiff {
   return { ...diffTexts(from, to, budget), unified: unifiedDiff(from, to, labels, budget) };
+}
+
+/** Both renderings, paced (diffTextsPaced): the unified rendering is one more step, after the edit script's. */
+export async function diffTextPaced(
+  from: string,
+  to: string,
+  labels: { from: string; to: string },
+  budget: DiffBudget = DIFF_BUDGET,
+): Promise<TextDiff> {
+  const script = await diffTextsPaced(from, to, budget);
+  await nextTick();
+  return { ...script, unified: unifiedDiff(from, to, labels, budget) };
 }

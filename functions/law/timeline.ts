@@ -4,7 +4,7 @@
  */
 import { localDateOf } from '#shared/dates.ts';
 import { AppError } from '#shared/errors.ts';
-import { DIFF_BUDGET, type DiffBudget, diffText, type TextDiff } from './diff.ts';
+import { DIFF_BUDGET, type DiffBudget, diffTextPaced, type TextDiff } from './diff.ts';
 import { notInForceError, type ResolvedSection, type ResolveParams, resolveSection } from './lookup.ts';
 import type { Citation, SectionVersion, VersionSummary } from './model.ts';
 import type { VersionStore } from './ports.ts';
@@ -80,7 +80,7 @@ export async function diffVersions(store: VersionStore, params: DiffParams, budg
     from: { date: params.from, version: older },
     to: { date: params.to, version: newer },
     identical,
-    ...diffText(older.bodyText, newer.bodyText, { from: name(older), to: name(newer) }, budget),
+    ...(await diffTextPaced(older.bodyText, newer.bodyText, { from: name(older), to: name(newer) }, budget)),
   };
 }
 

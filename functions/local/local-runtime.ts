@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { SITE_READS_PER_MINUTE } from '#accounts/edge-limit.ts';
 import { assembleJobs, type Jobs } from '#app/jobs.ts';
 import { assembleServices, type Services } from '#app/services.ts';
 import { type FallbackConfig, NO_FALLBACK } from '#caselaw/fallback.ts';
@@ -272,6 +273,8 @@ export interface ServeOptions {
    * most every 10 s; repairing-index.ts). Ignored with `storeThreads`, whose options are the caller's.
    */
   searchRepair?: RepairOptions;
+  /** The site's pages that read the law, per address and minute (default SITE_READS_PER_MINUTE; 0: no limit). */
+  siteReadsPerMinute?: number;
 }
 
 /** `asof serve`: the whole API on embedded stores, the admin socket for other `asof` commands, and the schedules. */
@@ -313,6 +316,8 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     now: stores.now,
     metered: opts.meter ?? true,
     edgeLimit: true,
+    // Its own budget, not the module's: two servers in one process (tests) do not count each other's readers.
+    siteReadsPerMinute: opts.siteReadsPerMinute ?? SITE_READS_PER_MINUTE,
     refreshBehind: behind,
     fallback: opts.fallback ?? NO_FALLBACK,
     // The MCP SDK loads with the first /mcp request, not with every start of the server (about half a second).

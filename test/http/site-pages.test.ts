@@ -35,6 +35,30 @@ describe('the site: headers', () => {
     expect(p.html).toMatch(/^<!doctype html><html lang="en">/);
   });
 
+  it('/favicon.ico is the site’s icon, an SVG cached for a week that runs and loads nothing, not the 404 page', async () => {
+    const icon = await page('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.headers.get('cache-control')).toBe('public, max-age=604800');
+    expect(icon.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(icon.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(icon.html).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/);
+    expect(icon.html).not.toMatch(/<script|\son\w+=|href=/i);
+    // The pages let a browser that applies their policy to the icon load it, and nothing else from elsewhere.
+    expect((await page('/')).headers.get('content-security-policy')).toContain("img-src 'self';");
+  });
+
+  it('indents a section’s subdivisions by their depth: FRAP 32 and D.C. Code § 28-3814', async () => {
+    const rule = (await page('/law/us/rules/frap-32')).html;
+    expect(rule).toContain('<p class="d0">(a) Form of a Brief.</p><p class="d1">(1) Reproduction.</p><p class="d2">(A) A brief');
+    expect(rule).toMatch(/<p class="d3">\(i\) A principal brief is acceptable if it:<\/p><p class="d4">• contains/);
+    expect(rule).toMatch(/<p class="d0">\(b\) Form of an Appendix\./);
+    const dc = (await page('/law/dc/statutes/28-3814')).html;
+    expect(dc).toContain('<p class="d0">(a)(1) This section applies');
+    expect(dc).toContain('<p class="d1">(2) This section shall apply to public utilities');
+    expect(dc).toMatch(/<p class="d0">\(b\) As used in this section, the term:<\/p><p class="d1">\(1\) &quot;Consumer&quot; means/);
+  });
+
   it('the docs page allows scripts from the site only, the renderer its data: icons, and fetches from the site only', async () => {
     const csp = (await page('/docs')).headers.get('content-security-policy')!;
     expect(csp).toContain("script-src 'self'");

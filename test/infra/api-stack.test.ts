@@ -387,6 +387,7 @@ describe('the public site (permalink pages)', () => {
       { env: 'ASOF_OPS_TABLE', table: 'OpsTable', write: true },
     ],
     cite: [],
+    favicon: [],
     docs: [],
     'docs-asset': [],
   };

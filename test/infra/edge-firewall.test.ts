@@ -2,7 +2,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { describe, expect, it } from 'vitest';
-import { EdgeFirewall, type EdgeFirewallProps } from '../../lib/edge-firewall.ts';
+import { SITE_READS_PER_MINUTE } from '../../functions/accounts/edge-limit.ts';
+import { EdgeFirewall, type EdgeFirewallProps, SITE_PAGE_READS } from '../../lib/edge-firewall.ts';
 
 type Resources = Record<string, { Properties: Record<string, any>; DependsOn?: string[] }>;
 
@@ -30,12 +31,16 @@ const HAS_AUTHORIZATION = {
 };
 
 describe('the edge firewall', () => {
-  it('is a regional web ACL that allows by default, with metrics, and exactly the two rate rules', () => {
+  it('is a regional web ACL that allows by default, with metrics, and exactly the three rate rules', () => {
     const t = synth();
     t.resourceCountIs('AWS::WAFv2::WebACL', 1);
     const acl = Object.values(t.findResources('AWS::WAFv2::WebACL') as Resources)[0]!.Properties;
     expect(acl).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} }, VisibilityConfig: { CloudWatchMetricsEnabled: true } });
-    expect((acl.Rules as Array<{ Name: string }>).map((r) => r.Name)).toEqual(['per-token-rate', 'per-ip-rate-without-token']);
+    expect((acl.Rules as Array<{ Name: string }>).map((r) => r.Name)).toEqual([
+      'per-token-rate',
+      'per-ip-rate-without-token',
+      'per-ip-rate-site-reads',
+    ]);
     for (const rule of acl.Rules as Array<Record<string, any>>) {
       // A plain block: API Gateway answers with its WAF_FILTERED gateway response (a custom WAF response would win over it).
       expect(rule.Action, rule.Name).toEqual({ Block: {} });
@@ -65,6 +70,34 @@ describe('the edge firewall', () => {
         ScopeDownStatement: { NotStatement: { Statement: HAS_AUTHORIZATION } },
       },
     });
+  });
+
+  it(`limits each IP address to ${SITE_READS_PER_MINUTE} requests a window to the site's pages that read the law`, () => {
+    const rule = ruleNamed(synth(), 'per-ip-rate-site-reads');
+    expect(rule.Statement).toEqual({
+      RateBasedStatement: {
+        Limit: SITE_READS_PER_MINUTE,
+        EvaluationWindowSec: 60,
+        AggregateKeyType: 'IP',
+        ScopeDownStatement: {
+          RegexMatchStatement: {
+            RegexString: SITE_PAGE_READS,
+            FieldToMatch: { UriPath: {} },
+            TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+          },
+        },
+      },
+    });
+    expect(rule.Priority).toBe(2);
+    expect(ruleNamed(synth({ perIpSiteReadsLimit: 30 }), 'per-ip-rate-site-reads').Statement.RateBasedStatement.Limit).toBe(30);
+  });
+
+  it("matches the section pages and the search page, at a domain's root or under the site stage, and nothing else", () => {
+    const reads = new RegExp(SITE_PAGE_READS);
+    for (const path of ['/law/dc/statutes/28-3814', '/site/law/us/rules/frap-32', '/search', '/site/search', '/search/'])
+      expect(reads.test(path), path).toBe(true);
+    for (const path of ['/', '/site/', '/docs', '/cite', '/favicon.ico', '/v1/law/lookup', '/v1/law/search', '/searchx', '/lawyers'])
+      expect(reads.test(path), path).toBe(false);
   });
 
   it('takes its limits and window from props', () => {

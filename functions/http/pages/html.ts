@@ -12,7 +12,9 @@ td,th{border-bottom:1px solid rgb(221,221,221);padding:.25rem .5rem;text-align:l
 ins{background:rgb(214,245,214)}del{background:rgb(252,222,222)}.gap td{color:rgb(85,85,85);font-style:italic}
 nav ul{list-style:none;padding:0;display:flex;gap:1.5rem}form{margin:1rem 0}label{display:block;font-weight:bold;margin-top:.5rem}
 input,select,button{font:inherit;padding:.25rem .5rem}input[type=search]{width:100%;box-sizing:border-box}button{margin-top:.75rem}
-.hits li{margin-bottom:1rem}body:has(.wide){max-width:72rem}`;
+.hits li{margin-bottom:1rem}body:has(.wide){max-width:72rem}
+.text p{margin:0 0 .5rem;white-space:pre-wrap}.d1{padding-left:1.5rem}.d2{padding-left:3rem}.d3{padding-left:4.5rem}
+.d4{padding-left:6rem}.d5{padding-left:7.5rem}.d6{padding-left:9rem}`;
 
 /** The CSP source of the shell's one inline style element: its hash, so that no other inline style is allowed. */
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
@@ -25,6 +27,8 @@ export function contentSecurityPolicy(extra: Partial<Record<string, string>> = {
   const directives: Record<string, string> = {
     'default-src': "'none'",
     'style-src': STYLE_HASH,
+    // The site's icon (pages/favicon.ts), which some browsers load under the page's policy; nothing else is an image.
+    'img-src': "'self'",
     'form-action': "'self'",
     'base-uri': "'none'",
     'frame-ancestors': "'none'",

@@ -5,7 +5,7 @@ import type { Services } from '#app/services.ts';
  * What a page reads: the law's versions and the clock always; coverage, the search index and the site's addresses
  * when its deployment gives them (the local server passes all its services, a page function what its page declares).
  */
-export type PageServices = Pick<Services, 'versions' | 'now'> & Partial<Pick<Services, 'coverage' | 'search' | 'site'>>;
+export type PageServices = Pick<Services, 'versions' | 'now'> & Partial<Pick<Services, 'coverage' | 'search' | 'site' | 'siteReads'>>;
 
 /** The stores a page's function is given in AWS (lib/public-site.ts); a page that declares none reads none. */
 export type PageStore = 'versions' | 'ops' | 'search';
@@ -17,7 +17,7 @@ export interface PageRequest {
   params: Record<string, string>;
   query: URLSearchParams;
   services: PageServices;
-  /** The caller's network address, when known: what a page limits per caller. */
+  /** The caller's network address, when known: what a page limits per caller (page-budget.ts). */
   client?: string;
 }
 

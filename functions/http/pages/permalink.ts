@@ -1,7 +1,8 @@
 import { collectionOfKey } from '#law/collections.ts';
-import { diffTexts } from '#law/diff.ts';
+import { diffTextsPaced } from '#law/diff.ts';
 import { isCorpus, type SectionRef, type SectionVersion, type VersionSummary } from '#law/model.ts';
 import { serviceNote } from '#law/notes.ts';
+import { outlineDepths } from '#law/outline.ts';
 import { escapeHtml as h } from '#law/snippet.ts';
 import { withGaps } from '#law/timeline.ts';
 import { isCalendarDate, localDateOf } from '#shared/dates.ts';
@@ -9,9 +10,11 @@ import { StoreUnavailableError } from '#shared/errors.ts';
 import { MAX_SHORT_PARAM_CHARS } from '../input-limits.ts';
 import { htmlPage, siteNav } from './html.ts';
 import type { Page, PageServices } from './page.ts';
+import { overSiteBudget } from './page-budget.ts';
 
-/** A page of a section (`law/<jurisdiction>/<corpus>/<key>`), with the site's navigation three levels up. */
-const sectionPage = (status: number, title: string, body: string) => htmlPage(status, title, body, { nav: siteNav('../../../') });
+/** The site's navigation from a section page (`law/<jurisdiction>/<corpus>/<key>`): three levels up. */
+const SECTION_NAV = siteNav('../../../');
+const sectionPage = (status: number, title: string, body: string) => htmlPage(status, title, body, { nav: SECTION_NAV });
 
 const dateRange = (v: Pick<VersionSummary, 'validFrom' | 'validTo'>) =>
   `${localDateOf(v.validFrom)} – ${v.validTo.startsWith('9999') ? 'open' : localDateOf(v.validTo)}`;
@@ -61,7 +64,7 @@ async function renderedDiff(versions: NonNullable<PageServices['versions']>, ref
   const heading = `<p class="meta">From the version of ${h(dateRange(older))} (${h(older.provenance.versionLabel)}) to the version of ${h(dateRange(newer))} (${h(newer.provenance.versionLabel)}).</p>`;
   if (older.validFrom === newer.validFrom)
     return `${heading}<p class="notice">The same version is in force on both dates: nothing changed.</p>`;
-  const d = diffTexts(older.bodyText, newer.bodyText);
+  const d = await diffTextsPaced(older.bodyText, newer.bodyText);
   const body = d.operations
     .map(({ op, text }) => (op === 'keep' ? h(text) : op === 'remove' ? `<del>${h(text)}</del>` : `<ins>${h(text)}</ins>`))
     .join('');
@@ -72,6 +75,17 @@ async function renderedDiff(versions: NonNullable<PageServices['versions']>, ref
   return `${heading}<p class="meta">${h(summary + coarse)}</p><pre class="diff">${body}</pre>`;
 }
 
+/** The deepest indent the pages' style has (html.ts, `.text .d1`…): deeper lines are shown at it. */
+const MAX_DEPTH = 6;
+
+/** A version's text, a paragraph a line, each indented by its depth in the section's outline (law/outline.ts). */
+export function sectionText(text: string): string {
+  const lines = text.split('\n');
+  const depths = outlineDepths(lines);
+  const paragraphs = lines.map((line, i) => (line.trim() === '' ? '' : `<p class="d${Math.min(depths[i]!, MAX_DEPTH)}">${h(line)}</p>`));
+  return `<div class="text">${paragraphs.join('')}</div>`;
+}
+
 /** No section is named by a NUL character or by hundreds of characters: such a path is not looked up, only not found. */
 const isPlausible = (params: Record<string, string>) =>
   Object.values(params).every((v) => v.length <= MAX_SHORT_PARAM_CHARS && !v.includes('\u0000'));
@@ -80,7 +94,8 @@ const isPlausible = (params: Record<string, string>) =>
 export const permalinkPage: Page = {
   id: 'permalink',
   path: '/law/{jurisdiction}/{corpus}/{key}',
-  async render({ params, query, services }) {
+  async render(request) {
+    const { params, query, services } = request;
     const { jurisdiction, corpus, key } = params as { jurisdiction: string; corpus: string; key: string };
     const collection = isCorpus(corpus) && isPlausible(params) ? collectionOfKey(jurisdiction, corpus, key) : undefined;
     if (!isCorpus(corpus) || !collection || !services.versions) {
@@ -92,6 +107,9 @@ export const permalinkPage: Page = {
     if (badDate) {
       return sectionPage(400, 'Bad date', `<h1>Bad date</h1><p>asOf, from and to must be calendar dates written YYYY-MM-DD.</p>`);
     }
+    // Counted once it would read the store: a path or a date refused above costs nothing and is not counted.
+    const over = overSiteBudget(request, SECTION_NAV);
+    if (over) return over;
     const asOf = asOfParam ?? services.now().toISOString().slice(0, 10);
     const ref = { jurisdiction, corpus, key };
     try {
@@ -125,7 +143,7 @@ export const permalinkPage: Page = {
           notice +
           `<p class="meta">In force ${h(dateRange(current))} (${h(current.temporalBasis)}) · status ${h(current.status)} · shown as of ${h(asOf)}</p>` +
           (note ? `<p class="notice">${h(note)}</p>` : '') +
-          `<pre>${h(current.bodyText)}</pre>` +
+          sectionText(current.bodyText) +
           (current.historyNote ? `<p class="meta">${h(current.historyNote)}</p>` : '') +
           `<h2>Provenance</h2><table><tr><th>source</th><td><a href="${h(p.sourceUrl)}">${h(p.sourceUrl)}</a></td></tr>` +
           `<tr><th>source system</th><td>${h(p.sourceSystem)}</td></tr><tr><th>version</th><td>${h(p.versionLabel)}</td></tr>` +

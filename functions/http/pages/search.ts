@@ -1,4 +1,3 @@
-import { EdgeLimiter } from '#accounts/edge-limit.ts';
 import type { SearchHit } from '#law/ports.ts';
 import { queryTooLong, searchLaw } from '#law/search.ts';
 import { escapeHtml as h } from '#law/snippet.ts';
@@ -7,15 +6,11 @@ import { formDate, formValue, isImplausible, searchForm } from './forms.ts';
 import { htmlPage, siteNav } from './html.ts';
 import { jurisdictionChoices, readCoverage } from './jurisdictions.ts';
 import type { Page } from './page.ts';
+import { overSiteBudget } from './page-budget.ts';
 
 /** The public page shows this many results, no more and no further pages: the API is the way to read more. */
 export const SEARCH_PAGE_RESULTS = 10;
-/** Searches per minute one address may run on the public page (in AWS the stage's web ACL limits it as well). */
-export const SEARCH_PAGE_PER_MINUTE = 30;
-
 const NAV = { nav: siteNav('') };
-
-const limiter = new EdgeLimiter(SEARCH_PAGE_PER_MINUTE, 50_000);
 
 /** An index's snippet is HTML-safe by its port's contract; re-escaped here all the same, its <b> marks kept. */
 const safeSnippet = (snippet: string) =>
@@ -40,13 +35,15 @@ function hitItem(hit: SearchHit, asOf: string): string {
 /**
  * `{site_url}/search?q=&jurisdiction=&asOf=`: the front page's search box, public and keyless, bounded: the first
  * SEARCH_PAGE_RESULTS results of the same search as the API's (the same limits on q), each a link to its section's
- * page as of the date searched; SEARCH_PAGE_PER_MINUTE searches a minute per address (docs/DECISIONS.md, "The front door").
+ * page as of the date searched; each search counts against its address's budget of pages that read the law
+ * (page-budget.ts; docs/DECISIONS.md, "The front door").
  */
 export const searchPage: Page = {
   id: 'search',
   path: '/search',
   stores: ['versions', 'ops', 'search'],
-  async render({ query, services, client }) {
+  async render(request) {
+    const { query, services } = request;
     const q = formValue(query, 'q');
     const jurisdiction = formValue(query, 'jurisdiction')?.toLowerCase() ?? null;
     const date = formDate(query);
@@ -63,15 +60,8 @@ export const searchPage: Page = {
     if (tooLong) return refuse(400, 'Query too long', h(tooLong));
     if (isImplausible(jurisdiction, 200)) return refuse(400, 'Bad jurisdiction', 'A jurisdiction is a code such as us, dc or tn.');
     if (date === 'bad') return refuse(400, 'Bad date', 'The date must be a calendar date written YYYY-MM-DD.');
-    if (client && !limiter.hit(client, services.now()).allowed)
-      return refuse(
-        429,
-        'Too many searches',
-        `At most ${SEARCH_PAGE_PER_MINUTE} searches a minute from one address: try again in a minute.`,
-        {
-          'retry-after': '60',
-        },
-      );
+    const over = overSiteBudget(request, NAV.nav);
+    if (over) return over;
     if (!services.search || !services.versions) return refuse(503, 'Search unavailable', 'Search is not available here.');
     const asOf = date ?? services.now().toISOString().slice(0, 10);
     try {

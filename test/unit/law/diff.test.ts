@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { diffArrays, diffLines } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDcSection } from '#ingest/dc-code.ts';
-import { DIFF_BUDGET, diffText, diffTexts, unifiedDiff, wordTokens } from '#law/diff.ts';
+import { DIFF_BUDGET, diffText, diffTextPaced, diffTexts, diffTextsPaced, editLowerBound, unifiedDiff, wordTokens } from '#law/diff.ts';
 import type { VersionSummary } from '#law/model.ts';
 import { withGaps } from '#law/timeline.ts';
 import { sides } from '../../support/diff-sides.ts';
@@ -94,6 +95,66 @@ describe('diffTexts: the edit script', () => {
     const d = diffTexts(LONG_BEFORE, LONG_AFTER, { ...DIFF_BUDGET, wordEdits: 1, timeMs: 60_000 });
     expect(d.wordLevel).toBe(false);
     expect(sides(d.operations)).toEqual({ from: LONG_BEFORE, to: LONG_AFTER });
+  });
+
+  it('gives two long, wholly different texts whole at once by the edit bound, however generous the time budget', () => {
+    // Without the bound each word diff would run to its edit budget: seconds for these two with a budget this large.
+    const generous = { wordEdits: 4_000, lineEdits: 4_000, timeMs: 60_000 };
+    const started = performance.now();
+    const d = diffTexts(LONG_BEFORE, OTHER, generous);
+    const unified = unifiedDiff(LONG_BEFORE, OTHER, { from: 'a', to: 'b' }, generous);
+    const ms = performance.now() - started;
+    expect(d.wordLevel).toBe(false);
+    expect(sides(d.operations)).toEqual({ from: LONG_BEFORE, to: OTHER });
+    expect(unified).toMatch(/^--- a\n\+\+\+ b\n@@ /);
+    expect(ms).toBeLessThan(250);
+  });
+
+  it('word-diffs the sample’s D.C. § 28-3814 from 2021 to 2024 where it can, the same answer on every run', () => {
+    const older = section('data/sample/dc-code/28-3814/2021-10-18_fae43afd.xml');
+    const runs = Array.from({ length: 3 }, () => diffTexts(older, OTHER, { ...DIFF_BUDGET, timeMs: 60_000 }));
+    expect(sides(runs[0]!.operations)).toEqual({ from: older, to: OTHER });
+    expect(runs[0]!.operations.some((o) => o.op === 'keep')).toBe(true);
+    for (const r of runs.slice(1)) expect(r).toEqual(runs[0]);
+  });
+
+  it('paced, gives the same answer while the event loop turns between its steps, one diff at a time', async () => {
+    const older = section('data/sample/dc-code/28-3814/2021-10-18_fae43afd.xml');
+    const generous = { ...DIFF_BUDGET, timeMs: 60_000 };
+    const expected = diffTexts(older, OTHER, generous);
+    const lines = diffLines(older, OTHER);
+    const passages = lines.filter((c, i) => c.removed && lines[i + 1]?.added).length;
+    expect(passages).toBeGreaterThan(10);
+    let turns = 0;
+    let running = true;
+    const ticking = (async () => {
+      while (running) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turns++;
+      }
+    })();
+    const paced = await Promise.all(Array.from({ length: 4 }, () => diffTextsPaced(older, OTHER, generous)));
+    const both = await diffTextPaced(older, OTHER, { from: 'a', to: 'b' }, generous);
+    running = false;
+    await ticking;
+    for (const d of paced) expect(d).toEqual(expected);
+    expect(both).toEqual(diffText(older, OTHER, { from: 'a', to: 'b' }, generous));
+    // The loop turned at least once per step of every diff: no diff held it for more than one step.
+    expect(turns).toBeGreaterThanOrEqual(4 * passages);
+  });
+
+  it('never bounds an edit distance above the true one (what jsdiff finds with no budget)', () => {
+    const tokens = fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { maxLength: 40 });
+    fc.assert(
+      fc.property(tokens, tokens, (x, y) => {
+        const edits = diffArrays(x, y)
+          .filter((c) => c.added || c.removed)
+          .reduce((n, c) => n + c.count, 0);
+        expect(editLowerBound(x, y)).toBeLessThanOrEqual(edits);
+      }),
+    );
+    expect(editLowerBound(['a', 'b'], ['c'])).toBe(3);
+    expect(editLowerBound(['a', 'b'], ['b', 'a'])).toBe(0);
   });
 
   it('gives the whole text as replaced when even the line diff is over budget, unified included', () => {
