@@ -123,7 +123,7 @@ describe('the permalink page as a Lambda function', () => {
         'content-type': 'text/html; charset=utf-8',
         'x-content-type-options': 'nosniff',
         'content-security-policy': expect.stringMatching(
-          /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+          /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
         ),
         'x-frame-options': 'DENY',
       });

@@ -91,12 +91,15 @@ describe('a function bundles what it runs', () => {
 });
 
 /**
- * What a page function may hold beyond the DynamoDB client and its page: the search page its store's client (and the
- * edge limiter's counter), the docs files' page the route table and its schemas, from which it builds the OpenAPI
- * document as the API's openapi function does.
+ * What a page function may hold beyond the DynamoDB client and its page: the pages that read the law the edge
+ * limiter's counter (their per-address budget, pages/page-budget.ts), the search page its store's client too, the
+ * docs files' page the route table and its schemas, from which it builds the OpenAPI document as the API's openapi
+ * function does.
  */
+const EDGE_LIMIT = /functions\/accounts\/edge-limit\.ts/;
 const PAGE_ALLOWED: Record<string, RegExp> = {
-  search: /node_modules\/@opensearch-project\/|functions\/accounts\/edge-limit\.ts/,
+  search: new RegExp(`node_modules/@opensearch-project/|${EDGE_LIMIT.source}`),
+  permalink: EDGE_LIMIT,
   'docs-asset': /node_modules\/(zod|zod-openapi)\/|functions\/accounts\/|functions\/http\/middlewares\//,
 };
 
