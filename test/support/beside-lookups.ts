@@ -1,8 +1,9 @@
 /**
  * What a hostile request costs everyone else: while an attack runs, a second client keeps asking cheap lookups, one
  * after another, and the latencies it saw are returned (issue 29: p50 under 300 ms and no stall over 1.5 s). Build an
- * attack's bodies before calling this: work the test does itself on a shared event loop would be counted too. The key
- * must admit about 20 calls a second (its per-minute ceiling), or the lookups meet 429s.
+ * attack's bodies before calling this: work the test does itself on a shared event loop would be counted too. A key
+ * admits at most 120 calls a minute (the edge limit): space the lookups (`everyMs`) or give them a key of their own
+ * per attack, or they meet 429s.
  */
 
 /** The bound every attack test holds the cheap lookups to. */
