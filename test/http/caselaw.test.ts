@@ -7,12 +7,21 @@ import { type IssueKeyParams, issueKey } from '#accounts/issue-key.ts';
 import { loadCourtListenerFiles } from '#ingest/courtlistener-load.ts';
 import { type LocalServer, serveLocal } from '#local/local-runtime.ts';
 import { MARSH_CITED_BY, SAMPLE_CASELAW_PATHS } from '../contract/caselaw-store.contract.ts';
+import { testLogger } from '../support/test-logger.ts';
 
 let server: LocalServer;
 const clock = new Date('2026-11-23T12:00:00Z');
 
 beforeAll(async () => {
-  server = await serveLocal({ dataDir: null, port: 0, sample: false, schedules: false, now: () => clock });
+  server = await serveLocal({
+    dataDir: null,
+    port: 0,
+    sample: false,
+    schedules: false,
+    now: () => clock,
+    // The replica is closed under the server on purpose below: its warnings print only if a test fails.
+    logger: testLogger(),
+  });
   await loadCourtListenerFiles(server.stores.caselaw, SAMPLE_CASELAW_PATHS);
 });
 afterAll(() => server?.close());

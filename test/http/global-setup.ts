@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { TestProject } from 'vitest/node';
 import { issueKey } from '#accounts/issue-key.ts';
 import { serveLocal } from '#local/local-runtime.ts';
@@ -31,7 +32,16 @@ export default async function setup(project: TestProject) {
   const dataDir = await mkdtemp(join(tmpdir(), 'asof-http-'));
   // The site's per-address budget of law pages is met only where it is tested (hostile-pages.test.ts, a server of
   // its own): every test here reads pages from the same address.
-  const server = await serveLocal({ dataDir, port: 0, sample: true, schedules: true, siteReadsPerMinute: 100_000 });
+  const server = await serveLocal({
+    dataDir,
+    port: 0,
+    sample: true,
+    schedules: true,
+    siteReadsPerMinute: 100_000,
+    // Some tests stop a store on purpose, and its warnings would print: this process's output is not held back per
+    // test as the workers' is (silent: 'passed-only'), so only errors print.
+    logger: new Logger({ serviceName: 'asof-test', logLevel: 'ERROR' }),
+  });
   const accounts = server.stores.accounts;
   const now = new Date();
   const lookup = await issueKey(accounts, { name: 'http tests', limits: ROOMY }, now);
