@@ -4,8 +4,8 @@ import type { Services } from '#app/services.ts';
 import { createRouteHandler, type RouteHandler } from '#http/handler.ts';
 import { jsonResponse } from '#http/respond.ts';
 import type { Route } from '#http/route.ts';
-import { BoundedGate } from '#shared/bounded-gate.ts';
 import type { ErrorCode } from '#shared/errors.ts';
+import { Semaphore } from '#shared/semaphore.ts';
 
 /**
  * A route's answer as the tool sees it: the HTTP status, the body's text as the route serialized it (a tool result
@@ -27,7 +27,7 @@ export type RunRoute = (route: Route, args: Record<string, unknown>, authorizati
  */
 export const TOOL_CALLS_AT_ONCE = 4;
 export const TOOL_CALLS_WAITING = 32;
-const inProcessCalls = new BoundedGate(TOOL_CALLS_AT_ONCE, TOOL_CALLS_WAITING);
+const inProcessCalls = new Semaphore(TOOL_CALLS_AT_ONCE, TOOL_CALLS_WAITING);
 
 /** The route's own 503 code (its store's), for a call refused as too busy. */
 const unavailableCode = (route: Route): ErrorCode =>
@@ -56,7 +56,7 @@ const lowercased = (headers: Record<string, unknown> | Headers | undefined): Rec
  * on a POST event, as API Gateway would hand it to the route's function. `edge: false` when the caller was already
  * counted by the edge limit (the /mcp request that carries the tool call), so a tool call is not counted twice.
  */
-export function inProcessRunner(services: Services, opts: { edge: boolean; gate?: BoundedGate }): RunRoute {
+export function inProcessRunner(services: Services, opts: { edge: boolean; gate?: Semaphore }): RunRoute {
   const served = opts.edge ? services : { ...services, edge: null };
   const gate = opts.gate ?? inProcessCalls;
   const handlers = new Map<string, RouteHandler>();

@@ -9,7 +9,7 @@ import { readMessage } from '#http/mcp/message.ts';
 import { inProcessRunner } from '#http/mcp/run-route.ts';
 import { caselawCitations } from '#http/routes/caselaw.ts';
 import { lawLookup } from '#http/routes/law.ts';
-import { BoundedGate } from '#shared/bounded-gate.ts';
+import { Semaphore } from '#shared/semaphore.ts';
 
 const errorOf = (body: string) => {
   const read = readMessage(body);
@@ -87,7 +87,7 @@ describe('readMessage', () => {
 
 describe('the bound on tool calls in process', () => {
   it('runs at most `running` at once, lets `waiting` wait in order, and refuses one more at once', async () => {
-    const gate = new BoundedGate(2, 1);
+    const gate = new Semaphore(2, 1);
     const order: string[] = [];
     const releases: Array<() => void> = [];
     const task = (name: string) => () =>
@@ -98,7 +98,7 @@ describe('the bound on tool calls in process', () => {
     const runs = ['a', 'b', 'c'].map((name) => gate.run(task(name), () => 'refused'));
     expect(await gate.run(task('d'), () => 'refused')).toBe('refused');
     expect(order).toEqual(['a', 'b']);
-    expect(gate.load).toEqual({ running: 2, waiting: 1 });
+    expect({ running: gate.running, waiting: gate.waiting }).toEqual({ running: 2, waiting: 1 });
     releases[0]!();
     await runs[0];
     await new Promise((resolve) => setImmediate(resolve));
@@ -106,11 +106,11 @@ describe('the bound on tool calls in process', () => {
     releases[1]!();
     releases[2]!();
     expect(await Promise.all(runs)).toEqual(['a', 'b', 'c']);
-    expect(gate.load).toEqual({ running: 0, waiting: 0 });
+    expect({ running: gate.running, waiting: gate.waiting }).toEqual({ running: 0, waiting: 0 });
   });
 
   it('frees its place when a task fails', async () => {
-    const gate = new BoundedGate(1, 0);
+    const gate = new Semaphore(1, 0);
     await expect(
       gate.run(
         () => Promise.reject(new Error('boom')),
@@ -126,7 +126,10 @@ describe('the bound on tool calls in process', () => {
   });
 
   it("answers a call past the bound with its route's 503 envelope and Retry-After, without running it", async () => {
-    const run = inProcessRunner({} as Services, { edge: false, gate: new BoundedGate(0, 0) });
+    // Its one place held by a call that never ends, and no line: every call past it is refused.
+    const gate = new Semaphore(1, 0);
+    void gate.run(() => new Promise<never>(() => undefined));
+    const run = inProcessRunner({} as Services, { edge: false, gate });
     const [cases, law] = await Promise.all([run(caselawCitations, { citations: ['1 U.S. 1'] }, 'Bearer k'), run(lawLookup, {}, undefined)]);
 
     expect(cases.status).toBe(503);
