@@ -64,6 +64,10 @@ export function editLowerBound(from: readonly string[], to: readonly string[]): 
   return bound;
 }
 
+/** True when no line diff of the two texts can be within the budget's line edits (both renderings skip it then). */
+const linesOverBudget = (from: string, to: string, budget: DiffBudget): boolean =>
+  editLowerBound(lineTokens(from), lineTokens(to)) > budget.lineEdits;
+
 function pushOp(ops: DiffOperation[], op: DiffOperation['op'], text: string): void {
   if (text === '') return;
   const last = ops.at(-1);
@@ -98,10 +102,9 @@ function* diffSteps(from: string, to: string, budget: DiffBudget): Generator<voi
     return { operations: ops, wordLevel, words: tally(ops) };
   }
   const clock = new Stopwatch();
-  const lines =
-    editLowerBound(lineTokens(from), lineTokens(to)) > budget.lineEdits
-      ? undefined
-      : diffLines(from, to, { maxEditLength: budget.lineEdits, timeout: budget.timeMs });
+  const lines = linesOverBudget(from, to, budget)
+    ? undefined
+    : diffLines(from, to, { maxEditLength: budget.lineEdits, timeout: budget.timeMs });
   if (lines === undefined) {
     pushOp(ops, 'remove', from);
     pushOp(ops, 'add', to);
@@ -181,15 +184,14 @@ function tally(ops: readonly DiffOperation[]): TextDiff['words'] {
 /** `diff -u` of the lines, labelled; the whole text as one replaced hunk when the line diff is over budget. */
 export function unifiedDiff(from: string, to: string, labels: { from: string; to: string }, budget: DiffBudget = DIFF_BUDGET): string {
   if (from === to) return '';
-  const patch =
-    editLowerBound(lineTokens(from), lineTokens(to)) > budget.lineEdits
-      ? undefined
-      : createTwoFilesPatch(labels.from, labels.to, from, to, undefined, undefined, {
-          context: 3,
-          headerOptions: FILE_HEADERS_ONLY,
-          maxEditLength: budget.lineEdits,
-          timeout: budget.timeMs,
-        });
+  const patch = linesOverBudget(from, to, budget)
+    ? undefined
+    : createTwoFilesPatch(labels.from, labels.to, from, to, undefined, undefined, {
+        context: 3,
+        headerOptions: FILE_HEADERS_ONLY,
+        maxEditLength: budget.lineEdits,
+        timeout: budget.timeMs,
+      });
   if (patch !== undefined) return patch;
   const fromLines = splitLines(from);
   const toLines = splitLines(to);
