@@ -1,0 +1,177 @@
+import Database from 'better-sqlite3';
+import { StoreUnavailableError } from '#shared/errors.ts';
+import type { ChangeStamps } from '#stores/cache/change-stamps.ts';
+import { isDamage } from './sqlite-workers.ts';
+
+/**
+ * One SQLite database file of the embedded stores (better-sqlite3), opened by every process that uses the data dir:
+ * the server, `asof keys`, `asof ingest` in a second terminal, `asof mcp`. WAL mode lets readers go on while one
+ * connection writes; a write waits for another process's transaction up to `busyTimeoutMs`, then fails as the store
+ * being busy (503), never as a wrong answer. Statements run synchronously on the caller's thread: every statement a
+ * request runs is a bounded read by an index (a point read, or LIMIT n), so none holds the event loop for long.
+ */
+
+type StoreName = StoreUnavailableError['store'];
+
+/** A store's tables: `steps[n]` brings them from version n to n + 1 (0: the tables do not exist yet). */
+export interface SqliteSchema {
+  /** Unique per database: the stores sharing a file each keep their own version. */
+  name: string;
+  steps: readonly (readonly string[])[];
+}
+
+export interface SqliteDatabaseOptions {
+  /** Named in StoreUnavailableError when the file fails (busy, damaged, closed). */
+  store: StoreName;
+  schemas: readonly SqliteSchema[];
+  /** How long a write waits for another connection's transaction before failing busy (default 5,000 ms). */
+  busyTimeoutMs?: number;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/** SQLite's codes for a lock another connection holds past the busy timeout. */
+const BUSY_CODE = /^SQLITE_(BUSY|LOCKED)/;
+
+export class SqliteDatabase implements ChangeStamps {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly dataVersion: Database.Statement;
+  private closed = false;
+  /** Moves on every write of this connection and whenever `PRAGMA data_version` says another one committed. */
+  private generation = 0;
+  private lastDataVersion = -1;
+
+  private constructor(
+    db: Database.Database,
+    readonly file: string,
+    private readonly store: StoreName,
+  ) {
+    this.db = db;
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Opens (creating on first use) `file`, or a private in-memory database for `:memory:`, and brings its schemas up. */
+  static open(file: string, options: SqliteDatabaseOptions): SqliteDatabase {
+    const db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    try {
+      db.pragma('journal_mode = WAL');
+      // WAL with NORMAL: a commit survives a crash of the process (not of the machine, the last few may roll back).
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      const opened = new SqliteDatabase(db, file, options.store);
+      opened.migrate(options.schemas);
+      return opened;
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  /** A statement prepared once per connection. */
+  prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.run(() => this.db.prepare(sql));
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs reads; a failure of the file (busy, damaged, closed) is StoreUnavailableError, others pass through. */
+  read<T>(work: () => T): T {
+    return this.run(work);
+  }
+
+  /** Runs `work` in one immediate transaction (all of it or nothing), failures mapped as `read` maps them. */
+  write<T>(work: () => T): T {
+    return this.run(() => {
+      try {
+        return this.db.transaction(work).immediate();
+      } finally {
+        this.generation++;
+      }
+    });
+  }
+
+  /** ChangeStamps: moves whenever this database may have changed; null once closed. */
+  stamp(): number | null {
+    if (this.closed) return null;
+    try {
+      const now = this.dataVersion.get() as number;
+      if (now !== this.lastDataVersion) {
+        this.lastDataVersion = now;
+        this.generation++;
+      }
+      return this.generation;
+    } catch {
+      return null;
+    }
+  }
+
+  ping(): void {
+    this.run(() => this.db.prepare('SELECT 1').get());
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
+  }
+
+  private run<T>(work: () => T): T {
+    if (this.closed) throw new StoreUnavailableError(this.store, `The ${this.store} store is closed.`);
+    try {
+      return work();
+    } catch (err) {
+      throw this.mapped(err);
+    }
+  }
+
+  private mapped(err: unknown): unknown {
+    if (!(err instanceof Error) || err instanceof StoreUnavailableError) return err;
+    const code = (err as { code?: string }).code;
+    if (BUSY_CODE.test(code ?? '')) {
+      return new StoreUnavailableError(this.store, `The ${this.store} store is busy with another process's write.`, {
+        reason: 'busy',
+        cause: err,
+      });
+    }
+    if (isDamage({ code, message: err.message }) || (!this.db.open && !this.closed)) {
+      return new StoreUnavailableError(this.store, `The ${this.store} store is damaged or missing (${code}: ${err.message}).`, {
+        reason: 'damaged',
+        cause: err,
+      });
+    }
+    return err;
+  }
+
+  private migrate(schemas: readonly SqliteSchema[]): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS asof_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT');
+    const versionOf = this.db.prepare('SELECT version FROM asof_schema WHERE name = ?').pluck();
+    const setVersion = this.db.prepare(
+      'INSERT INTO asof_schema (name, version) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version',
+    );
+    for (const schema of schemas) {
+      // Each step in a transaction of its own: two processes opening a new file at once take turns, and the second
+      // finds the step done.
+      this.db
+        .transaction(() => {
+          const at = (versionOf.get(schema.name) as number | undefined) ?? 0;
+          if (at > schema.steps.length) {
+            throw new Error(
+              `${this.file}: the ${schema.name} tables are at version ${at}, newer than this asof knows (${schema.steps.length})`,
+            );
+          }
+          for (const step of schema.steps.slice(at)) for (const sql of step) this.db.exec(sql);
+          if (at < schema.steps.length) setVersion.run(schema.name, schema.steps.length);
+        })
+        .immediate();
+    }
+  }
+}
