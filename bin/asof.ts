@@ -1,7 +1,7 @@
 /**
  * asof — the command line: `serve` runs the API on embedded stores; every other command works against the same
  * data dir whether or not a server is running on it (through the server when it is, on the stores directly when not).
- * bin/ only reads the stage configuration; the commands are functions/local/cli.ts.
+ * bin/ only reads the stage configuration; the commands are functions/local/cli.ts (the table) and commands/.
  */
 import { resolve } from 'node:path';
 import { type CliIo, main } from '#local/cli.ts';

@@ -5,7 +5,7 @@
  * statement runs.
  */
 import { issueKey } from '#accounts/issue-key.ts';
-import { serveUntilSignalled } from '#local/cli.ts';
+import { serveUntilSignalled } from '#local/commands/serve.ts';
 import { serveLocal } from '#local/local-runtime.ts';
 
 const io = {
