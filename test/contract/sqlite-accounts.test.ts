@@ -1,0 +1,275 @@
+/**
+ * The SQLite adapters of accounts.sqlite (keys, meters, ops state) against their ports' contract suites, then what
+ * only a file shared by several connections and processes shows: exact counts across processes, another
+ * connection's writes seen at once, a lock held too long failing busy rather than hanging, old rows going.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChargeRequest, UsageRecord } from '#accounts/ports.ts';
+import { windowsAt } from '#accounts/windows.ts';
+import { StoreUnavailableError } from '#shared/errors.ts';
+import { ACCOUNT_SCHEMA, SqliteAccountStore } from '#stores/sqlite/account-store.ts';
+import { SqliteDatabase } from '#stores/sqlite/database.ts';
+import { METER_SCHEMA, SqliteMeterStore } from '#stores/sqlite/meter-store.ts';
+import { OPS_SCHEMA, SqliteOpsStore } from '#stores/sqlite/ops-store.ts';
+import { describeAccountStoreContract, keyRecord } from './account-store.contract.ts';
+import { describeMeterStoreContract } from './meter-store.contract.ts';
+import { describeOpsStoreContract } from './ops-store.contract.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCHEMAS = [ACCOUNT_SCHEMA, METER_SCHEMA, OPS_SCHEMA];
+const memory = () => SqliteDatabase.open(':memory:', { store: 'accounts', schemas: SCHEMAS });
+
+describeAccountStoreContract('SQLite', async () => new SqliteAccountStore(memory()));
+describeMeterStoreContract('SQLite', async () => new SqliteMeterStore(memory()));
+describeOpsStoreContract('SQLite', async () => new SqliteOpsStore(memory()));
+
+const dirs: string[] = [];
+const opened: SqliteDatabase[] = [];
+afterAll(async () => {
+  for (const db of opened) db.close();
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+async function newFile(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'asof-accounts-sqlite-'));
+  dirs.push(dir);
+  return join(dir, 'accounts.sqlite');
+}
+function open(file: string, busyTimeoutMs?: number): SqliteDatabase {
+  const db = SqliteDatabase.open(file, { store: 'accounts', schemas: SCHEMAS, ...(busyTimeoutMs !== undefined && { busyTimeoutMs }) });
+  opened.push(db);
+  return db;
+}
+
+const NOON = windowsAt(new Date('2026-11-22T12:00:10Z'));
+const charge = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
+  keyId: 'key_a',
+  requestId: `req-${Math.random()}`,
+  units: 1,
+  windows: NOON,
+  ceilings: { perMinute: 100, daily: 1_000, monthly: 10_000 },
+  ...over,
+});
+
+/** Starts the child on `file`; resolves once it is ready, with a promise of its one JSON line. */
+function child(file: string, calls: number): Promise<{ process: ChildProcess; result: Promise<Record<string, number>> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/sqlite-accounts-child.ts', file, String(calls)], { cwd: ROOT });
+  let output = '';
+  let errors = '';
+  proc.stderr!.on('data', (d) => (errors += d));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d;
+      if (output.startsWith('ready\n')) {
+        proc.stdout!.off('data', onData);
+        let rest = output.slice('ready\n'.length);
+        proc.stdout!.on('data', (more) => (rest += more));
+        const result = exited.then((code) => {
+          if (code !== 0) throw new Error(`child exited with ${code}: ${errors}`);
+          return JSON.parse(rest.trim()) as Record<string, number>;
+        });
+        resolve({ process: proc, result });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    void exited.then((code) => reject(new Error(`child exited with ${code} before it was ready: ${errors}`)));
+  });
+}
+
+describe('accounts.sqlite shared by several processes', () => {
+  it('counts exactly what the ceilings allow, a shared call once, and grants a quota exactly, whatever the interleaving', async () => {
+    // Prepare: four processes on one file, each about to make 60 of each call
+    const file = await newFile();
+    open(file); // the schemas exist before the children race to open the file
+    const children = await Promise.all(Array.from({ length: 4 }, () => child(file, 60)));
+
+    // Act
+    for (const c of children) c.process.stdin!.write('go\n');
+    const results = await Promise.all(children.map((c) => c.result));
+
+    // Assess: 240 attempts at each ceiling, never more admitted than it allows
+    const sum = (name: string) => results.reduce((n, r) => n + (r[name] ?? 0), 0);
+    const db = open(file);
+    const meters = new SqliteMeterStore(db);
+    expect(sum('day')).toBe(120);
+    expect(sum('minute')).toBe(37);
+    expect(sum('retried')).toBe(240); // every charge of the one call is admitted...
+    expect(sum('quota')).toBe(77);
+    expect(await meters.usage('key_day', NOON)).toEqual({ minute: 120, day: 120, month: 120 });
+    expect(await meters.usage('key_minute', NOON)).toEqual({ minute: 37, day: 37, month: 37 });
+    expect(await meters.usage('key_retried', NOON)).toEqual({ minute: 1, day: 1, month: 1 }); // ...and counted once
+    expect(await new SqliteOpsStore(db).quotaUsed('burst')).toBe(77);
+  }, 30_000);
+
+  it('shows a key created, then revoked, by one connection to another connection’s very next read', async () => {
+    const file = await newFile();
+    const writer = new SqliteAccountStore(open(file));
+    const reader = new SqliteAccountStore(open(file));
+    const key = keyRecord('key_x');
+    expect(await reader.findByHash(key.hash)).toBeNull();
+
+    await writer.createKey(key);
+    expect(await reader.findByHash(key.hash)).toEqual(key);
+
+    await writer.revoke(key.id, '2026-11-22T12:00:00.000Z');
+    expect(await reader.findByHash(key.hash)).toEqual({ ...key, revokedAt: '2026-11-22T12:00:00.000Z' });
+    await expect(reader.createKey({ ...key, id: 'key_y' })).rejects.toThrow(/hash already exists/);
+  });
+
+  it('fails a write busy (StoreUnavailableError) when another connection holds the lock past the busy timeout, then recovers', async () => {
+    // Prepare: another connection in the middle of a write transaction
+    const file = await newFile();
+    const db = open(file, 100);
+    const meters = new SqliteMeterStore(db);
+    const accounts = new SqliteAccountStore(db);
+    const ops = new SqliteOpsStore(db);
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      // Act
+      const started = performance.now();
+      const outcomes = await Promise.allSettled([
+        meters.charge(charge()),
+        accounts.createKey(keyRecord('key_b')),
+        ops.takeQuota('burst', 1, 5),
+      ]);
+      const ms = performance.now() - started;
+
+      // Assess: each failed as busy, after waiting about the timeout, not forever; reads go on meanwhile (WAL)
+      for (const o of outcomes) {
+        expect(o.status).toBe('rejected');
+        const err = (o as PromiseRejectedResult).reason;
+        expect(err).toBeInstanceOf(StoreUnavailableError);
+        expect(err).toMatchObject({ store: 'accounts', reason: 'busy' });
+      }
+      expect(ms).toBeLessThan(2_000);
+      expect(await meters.usage('key_a', NOON)).toEqual({ minute: 0, day: 0, month: 0 });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await meters.charge(charge())).admitted).toBe(true);
+    expect(await ops.takeQuota('burst', 1, 5)).toEqual({ granted: 1, used: 1 });
+  });
+});
+
+describe('accounts.sqlite: old rows go, a few with each write', () => {
+  const usage = (keyId: string, at: string): UsageRecord => ({
+    keyId,
+    requestId: `req-${keyId}-${at}`,
+    routeId: 'law-lookup',
+    units: 1,
+    status: 200,
+    at,
+    test: false,
+  });
+
+  it('keeps usage records 90 days, deleting at most two expired ones per record written', async () => {
+    // Prepare: ten records of one day, each of its own key
+    const meters = new SqliteMeterStore(memory());
+    const keys = Array.from({ length: 10 }, (_, i) => `key_${i}`);
+    await meters.record(keys.map((k) => usage(k, '2026-01-10T12:00:00.000Z')));
+    const left = async () => (await Promise.all(keys.map((k) => meters.records(k, '2026-01-10')))).flat().length;
+
+    // Act / Assess: 89 days on, all kept; 91 days on, one record written takes two of them
+    await meters.record([usage('key_z', '2026-04-09T12:00:00.000Z')]);
+    expect(await left()).toBe(10);
+    await meters.record([usage('key_z', '2026-04-11T12:00:00.000Z')]);
+    expect(await left()).toBe(8);
+    expect(await meters.records('key_z', '2026-04-09')).toHaveLength(1); // not yet expired
+  });
+
+  it('keeps a month’s counters 400 days past its end, and a counted call’s id a day (its refund then finds nothing)', async () => {
+    const meters = new SqliteMeterStore(memory());
+    const old = charge({ windows: windowsAt(new Date('2025-01-15T10:00:00Z')), units: 3 });
+    await meters.charge(old);
+    const late = charge({ windows: windowsAt(new Date('2025-01-16T10:01:00Z')) });
+    await meters.charge(late); // a day and a minute on: the first call's id is gone
+    expect(await meters.refund(old)).toBe(false);
+    expect(await meters.refund(late)).toBe(true);
+
+    await meters.charge(charge({ windows: windowsAt(new Date('2026-03-07T12:00:00Z')) })); // 400 days past the end of January 2025
+    expect(await meters.month('key_a', '2025-01')).toEqual({ units: 3, days: { '15': 3 } });
+    await meters.charge(charge({ windows: windowsAt(new Date('2026-03-08T00:01:00Z')) }));
+    expect(await meters.month('key_a', '2025-01')).toEqual({ units: 0, days: {} });
+  });
+
+  it('keeps audit runs 400 days, leases a day past their end, quotas a week past their last take', async () => {
+    let now = Date.parse('2026-11-22T12:00:00Z');
+    const ops = new SqliteOpsStore(memory(), { now: () => now });
+    const run = (ranAt: string) => ({
+      run: { ranAt, jurisdiction: 'us', trigger: 'schedule' as const, totalChecks: 1, passed: 1, warned: 0, failed: 0 },
+      findings: [],
+    });
+    await ops.putAuditRun(run('2025-01-01T00:00:00.000Z'));
+    await ops.putAuditRun(run('2026-02-04T00:00:00.000Z')); // 399 days on
+    expect(await ops.auditHistory('us', 10)).toHaveLength(2);
+    await ops.putAuditRun(run('2026-02-06T00:00:00.000Z')); // 401 days on
+    expect((await ops.auditHistory('us', 10)).map((r) => r.ranAt)).toEqual(['2026-02-06T00:00:00.000Z', '2026-02-04T00:00:00.000Z']);
+
+    await ops.acquireLease('ingest', 'a', '2026-11-20T00:00:00.000Z', '2026-11-19T00:00:00.000Z');
+    await ops.acquireLease('audit', 'b', '2026-11-22T00:00:00.000Z', '2026-11-20T12:00:00.000Z'); // half a day past its end
+    expect(await ops.getLease('ingest')).toEqual({ owner: 'a', until: '2026-11-20T00:00:00.000Z' });
+    await ops.acquireLease('audit', 'b', '2026-11-22T00:00:00.000Z', '2026-11-21T00:00:01.000Z'); // a day and a second
+    expect(await ops.getLease('ingest')).toBeNull();
+
+    await ops.takeQuota('fallback-2026-11-22', 2, 5);
+    now += 7 * 86_400_000;
+    await ops.takeQuota('fallback-2026-11-29', 1, 5);
+    expect(await ops.quotaUsed('fallback-2026-11-22')).toBe(2);
+    now += 1_000;
+    await ops.takeQuota('fallback-2026-11-29', 1, 5);
+    expect(await ops.quotaUsed('fallback-2026-11-22')).toBe(0);
+    expect(await ops.quotaUsed('fallback-2026-11-29')).toBe(2);
+  });
+});
+
+describe('accounts.sqlite: what only these adapters promise', () => {
+  it('answers a retried charge as the first time, even once the minute has filled or the call was refunded', async () => {
+    const meters = new SqliteMeterStore(memory());
+    const ceilings = { perMinute: 2, daily: 100, monthly: 100 };
+    const first = charge({ ceilings, units: 5 });
+    const answer = await meters.charge(first);
+    await meters.charge(charge({ ceilings }));
+    expect((await meters.charge(charge({ ceilings }))).admitted).toBe(false); // the minute is full
+
+    expect(await meters.charge(first)).toEqual(answer);
+    expect(await meters.refund(first)).toBe(true);
+    expect(await meters.charge(first)).toEqual(answer);
+    expect(await meters.usage('key_a', NOON)).toEqual({ minute: 2, day: 1, month: 1 });
+  });
+
+  it('counts a call whose clock lags the key’s latest minute in that minute', async () => {
+    const meters = new SqliteMeterStore(memory());
+    const ceilings = { perMinute: 2, daily: 100, monthly: 100 };
+    const later = windowsAt(new Date('2026-11-22T12:01:00Z'));
+    await meters.charge(charge({ ceilings, windows: later }));
+    expect(await meters.charge(charge({ ceilings }))).toEqual({ admitted: true, usage: { minute: 2, day: 2, month: 2 } });
+    expect(await meters.charge(charge({ ceilings }))).toMatchObject({ admitted: false, exceeded: 'minute' });
+    expect(await meters.usage('key_a', later)).toEqual({ minute: 2, day: 2, month: 2 });
+  });
+
+  it('refuses a lease time that is not an instant, writing nothing', async () => {
+    const ops = new SqliteOpsStore(memory());
+    await expect(ops.acquireLease('ingest', 'a', 'soon', '2026-11-22T12:00:00Z')).rejects.toThrow(/not an ISO 8601/);
+    expect(await ops.getLease('ingest')).toBeNull();
+  });
+
+  it('fails closed: a closed file is StoreUnavailableError on every store', async () => {
+    const db = memory();
+    db.close();
+    for (const call of [
+      () => new SqliteAccountStore(db).findByHash('0'),
+      () => new SqliteMeterStore(db).charge(charge()),
+      () => new SqliteOpsStore(db).getCoverage(),
+    ]) {
+      await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
+    }
+  });
+});
