@@ -3,7 +3,6 @@ import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { childEnv, cpuSnapshot, mainThreadCpuS, procStatus, stopChild } from './proc.ts';
-import type { PoolStats } from './report.ts';
 import { prng } from './synthetic-uslm.ts';
 
 /**
@@ -256,6 +255,15 @@ export async function probePaths(
     }),
   );
   return out;
+}
+
+/** A probed pool: how many distinct requests, their statuses, mean body size and, for searches, hits. */
+export interface PoolStats {
+  distinct: number;
+  statuses: Record<string, number>;
+  meanBytes: number;
+  withHits?: number;
+  meanHits?: number;
 }
 
 /** What a probed pool holds: its statuses, mean size and, for searches, how many have hits. */

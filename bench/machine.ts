@@ -25,7 +25,14 @@ const commit = (): string => {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
     const dirty =
-      execFileSync('git', ['status', '--porcelain', '--', 'functions', 'bin', 'data'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
+      execFileSync(
+        'git',
+        ['status', '--porcelain', '--', 'functions', 'bin', 'data', 'bench', ':!bench/results.json', ':!bench/RESULTS.md'],
+        {
+          cwd: REPO,
+          encoding: 'utf8',
+        },
+      ).trim() !== '';
     return dirty ? `${head} + uncommitted changes` : head;
   } catch {
     return 'unknown';

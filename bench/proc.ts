@@ -4,10 +4,12 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { issueKey } from '#accounts/issue-key.ts';
-import { findRunningServer } from '#local/data-dir.ts';
-import { openEmbeddedAccountStore } from '#local/embedded-stores.ts';
+import { withDataDirAccounts } from './store-access.ts';
 
-/** Child processes of the benchmark: the `asof` server, the ingest worker, the bare HTTP server. */
+/**
+ * Child processes of the benchmark: the `asof` server (started as a user starts it, whatever stores it runs on), the
+ * ingest worker, `asof` commands.
+ */
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ASOF = resolve(REPO, 'bin/asof.js');
@@ -184,30 +186,21 @@ export function runNode(
 }
 
 /**
- * Live API keys for the data dir of a running server, issued through its DynamoDB endpoint as `asof keys create`
- * does: each on the pro plan (120 requests a minute, the most any key may have) with room for a whole run in its
- * daily and monthly caps. A load spreads its requests over them, as a server's traffic is spread over its customers.
+ * Live API keys for a data dir, issued as `asof keys create` issues them (bench/store-access.ts): each on the pro
+ * plan (120 requests a minute, the most any key may have) with room for a whole run in its daily and monthly caps.
+ * A load spreads its requests over them, as a server's traffic is spread over its customers.
  */
 export async function createKeys(dataDir: string, count: number): Promise<string[]> {
-  const running = await findRunningServer(dataDir);
-  if (!running) throw new Error(`no server is running on ${dataDir}`);
-  const opened = await openEmbeddedAccountStore(dataDir, running.dynamo);
-  const keys: string[] = [];
-  try {
+  return withDataDirAccounts(dataDir, async (store) => {
+    const keys: string[] = [];
     for (let i = 0; i < count; i += 32) {
       const batch = Array.from({ length: Math.min(32, count - i) }, (_, j) =>
-        issueKey(
-          opened.store,
-          { name: `bench ${i + j}`, plan: 'pro', limits: { daily: 1_000_000_000, monthly: 1_000_000_000 } },
-          new Date(),
-        ),
+        issueKey(store, { name: `bench ${i + j}`, plan: 'pro', limits: { daily: 1_000_000_000, monthly: 1_000_000_000 } }, new Date()),
       );
       keys.push(...(await Promise.all(batch)).map((k) => k.key));
     }
-  } finally {
-    await opened.close();
-  }
-  return keys;
+    return keys;
+  });
 }
 
 /**
