@@ -72,51 +72,85 @@ export interface NearbyKey {
   summary: KeyHistory['summary'];
 }
 
-/** Writes the ingest engine sends in one phase: independent of each other, so an adapter may batch them. */
+/**
+ * Writes the ingest engine sends in one phase: independent of each other (the ingest sends at most one per key in a
+ * phase), so an adapter may batch them; two writes of one version are still applied in the order given.
+ */
 export type StoreWrite =
   | { kind: 'put'; version: SectionVersion }
   | { kind: 'setValidTo'; ref: SectionRef; validFrom: string; validTo: string }
   | { kind: 'delete'; ref: SectionRef; validFrom: string };
 
 /**
- * Section versions and their histories. Reads must be cheap at any corpus size (a lookup is one bounded query).
- * Every write is a single-item write (DynamoDB-style); nothing is promised across histories.
+ * What a lookup reads of the law (the read path of a request): each call is a bounded read by key whatever the corpus
+ * holds (a point read, one key's versions, or `limit` keys), and sees every write a call of the store completed
+ * before it began.
  */
-export interface VersionStore {
+export interface VersionReads {
   /** The version in force on `date` (YYYY-MM-DD): the latest whose validFrom's local date ≤ date, if date < its validTo's local date. */
   findInForce(ref: SectionRef, date: string): Promise<SectionVersion | null>;
   /** All versions of one key, oldest first, without texts. */
   listVersions(ref: SectionRef): Promise<VersionSummary[]>;
   /** One version by its exact validFrom timestamp. */
   getVersion(ref: SectionRef, validFrom: string): Promise<SectionVersion | null>;
-  /** The versions (without texts) at these exact validFrom timestamps, in one read where the store can; null where none. */
+  /** The versions (without texts) at these exact validFrom timestamps, in the order asked, in one read or a few; null where none. */
   getSummaries(wanted: readonly { ref: SectionRef; validFrom: string }[]): Promise<(VersionSummary | null)[]>;
-  /** Up to `limit` keys of the corpus nearest `key` in key order (both sides), excluding `key` itself. */
+  /**
+   * Up to `limit` keys of the corpus (jurisdiction and corpus) nearest `key` in key order, excluding `key` itself
+   * (stored or not), in key order: taken alternately from either side, nearest first, a side that runs out leaving
+   * its share to the other. Keys are the keys with a history, ordered as their UTF-8 bytes.
+   */
   nearbyKeys(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<string[]>;
   /** The keys nearbyKeys answers, in its order, each with its history's summary (read with the keys, no more reads). */
   nearbyKeySummaries(jurisdiction: string, corpus: Corpus, key: string, limit: number): Promise<NearbyKey[]>;
-  /** Does the store hold any key of this corpus (any corpus when omitted) for this jurisdiction? */
+  /** Does the store hold the history of any key of this corpus (any corpus when omitted) for this jurisdiction? */
   carries(jurisdiction: string, corpus?: Corpus): Promise<boolean>;
+  /** Throws StoreUnavailableError when the store cannot be reached. */
+  ping(): Promise<void>;
+}
 
+/**
+ * Section versions, their keys' histories and the editions they were read from: the reads of a lookup, plus what the
+ * ingest reads and writes and the whole-store jobs scan. What every adapter guarantees (test/contract/
+ * version-store.contract.ts checks each):
+ * - each history write is conditional on its revision (optimistic concurrency): of several writers holding one
+ *   revision exactly one wins, the others get ConcurrentUpdateError (putHistory) or their key back (putHistories);
+ * - a history is at most DynamoDB's 400 KB item limit as DynamoDB counts it, in every adapter: one over it is refused
+ *   by name before anything of the call is written, so that every adapter takes the same histories;
+ * - applyWrites applies its writes in the order given: two writes of one version take effect in that order;
+ * - nothing is promised across calls: a version's writes and its key's history are separate calls, which the ingest
+ *   orders (versions first, the history last) so that a run cut off between them is completed by the next.
+ * Where the store has transactions (SQLite), a call is also atomic: all of its writes or none.
+ */
+export interface VersionStore extends VersionReads {
   getHistories(jurisdiction: string, corpus: Corpus, keys: readonly string[]): Promise<Map<string, KeyHistory>>;
   historiesWithPrefix(jurisdiction: string, corpus: Corpus, prefix: string): AsyncIterable<KeyHistory>;
-  /** Stores `history` with rev = history.rev + 1 if the stored rev is still history.rev; else ConcurrentUpdateError. */
+  /**
+   * Stores `history` at rev = history.rev + 1 if the stored rev is still history.rev (rev 0: only if the key has no
+   * history yet); else ConcurrentUpdateError, and nothing is written.
+   */
   putHistory(history: KeyHistory): Promise<void>;
   /**
    * Stores each history as putHistory does, several at a time; returns the keys of those whose stored rev was no
-   * longer history.rev (nothing of theirs is written). A history too large for the store is refused before anything
-   * is written; after any other failure each history is written whole or not at all.
+   * longer history.rev (nothing of theirs is written) and writes every other. A history over the limit is refused
+   * before anything is written; after any other failure each history is written whole or not at all.
    */
   putHistories(histories: readonly KeyHistory[]): Promise<string[]>;
+  /**
+   * Puts (replacing a version at the same validFrom), re-dates (setValidTo, changing nothing else) and deletes
+   * (idempotent) versions, in order. A setValidTo of a version that is not stored fails the call naming it and creates
+   * nothing; the call's other writes may have been applied where the store cannot undo them (DynamoDB).
+   */
   applyWrites(writes: readonly StoreWrite[]): Promise<void>;
+  /** Stores an edition's record, replacing the one of the same collection, date and id. */
   putEdition(edition: EditionRecord): Promise<void>;
+  /** A collection's edition records, by date. */
   listEditions(collection: string): Promise<EditionRecord[]>;
 
   /** Every history of the collections in the catalog (functions/law/collections.ts), bounded memory. */
   scanHistories(): AsyncIterable<KeyHistory>;
+  /** Every version, bounded memory. */
   scanVersions(): AsyncIterable<SectionVersion>;
-  /** Throws StoreUnavailableError when the store cannot be reached. */
-  ping(): Promise<void>;
 }
 
 /** A version as the search index holds it. */

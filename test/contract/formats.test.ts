@@ -24,6 +24,8 @@ import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/em
 import { AppError } from '#shared/errors.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
+import { SqliteDatabase } from '#stores/sqlite/database.ts';
+import { FORMAT_STORE_SCHEMA, SqliteFormatStore } from '#stores/sqlite/format-store.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const TITLE_28_APPENDIX = fileURLToPath(new URL('../../data/rules/us-code-appendix-text/', import.meta.url));
@@ -54,7 +56,11 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'asof-formats-'));
 });
 
+/** The SQLite adapter's databases, one per test (in memory). */
+const sqlite: SqliteDatabase[] = [];
+
 afterAll(async () => {
+  for (const db of sqlite) db.close();
   await stores.close();
   await rm(work, { recursive: true, force: true });
 });
@@ -62,6 +68,14 @@ afterAll(async () => {
 const adapters: [string, () => FormatStore][] = [
   ['the DynamoDB adapter on dynalite', () => new DynamoFormatStore(createDocumentClient(stores.dynamo), LOCAL_TABLES.ops)],
   ['the caching adapter over it', () => stores.formats],
+  [
+    'the SQLite adapter',
+    () => {
+      const db = SqliteDatabase.open(':memory:', { store: 'versions', schemas: [FORMAT_STORE_SCHEMA] });
+      sqlite.push(db);
+      return new SqliteFormatStore(db);
+    },
+  ],
 ];
 
 describe.each(adapters)('FormatStore: %s', (_name, adapter) => {

@@ -14,6 +14,9 @@ import { StoreUnavailableError } from '#shared/errors.ts';
 import { type DirectDynamo, directRequestHandler } from './direct-dynamo.ts';
 import type { LocalCredentials } from './signature-check.ts';
 
+/** DynamoDB's item limit, for the adapters here (the SQLite version store keeps it for histories too). */
+export { assertItemFits, itemBytes } from '../item-size.ts';
+
 export type DynamoStoreName = 'versions' | 'ops' | 'accounts';
 
 /** An embedded DynamoDB: where it listens and the only credentials it accepts (it checks every request's signature). */
@@ -210,42 +213,5 @@ export async function untilProcessed<T>(what: string, initial: T[], round: (pend
       throw new Error(`${what}: ${left.length} item(s) stayed unprocessed after ${MAX_IDLE_ROUNDS} retries`);
     if (idle) await sleep(Math.min(2_000, 25 * 2 ** idle) * (0.5 + Math.random() / 2));
     pending = left;
-  }
-}
-
-/** DynamoDB's item limit: attribute names plus values, strings counted in UTF-8 bytes. */
-const MAX_ITEM_BYTES = 400 * 1024;
-
-function valueBytes(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number' || typeof value === 'bigint') {
-    const digits = String(value)
-      .replace(/^-|\.|e.*$/gi, '')
-      .replace(/^0+|0+$/g, '').length;
-    return 1 + Math.ceil(Math.max(1, digits) / 2);
-  }
-  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + valueBytes(v), 0);
-  if (value instanceof Uint8Array) return value.byteLength;
-  return 3 + attributesBytes(value as Record<string, unknown>, true);
-}
-
-function attributesBytes(item: Record<string, unknown>, nested: boolean): number {
-  let sum = 0;
-  for (const [name, v] of Object.entries(item)) {
-    if (v === undefined) continue;
-    sum += Buffer.byteLength(name, 'utf8') + valueBytes(v) + (nested ? 1 : 0);
-  }
-  return sum;
-}
-
-/** An upper estimate of an item's stored size, as DynamoDB counts it. */
-export const itemBytes = (item: Record<string, unknown>): number => attributesBytes(item, false);
-
-/** Fails loudly, naming the item, rather than letting DynamoDB reject a batch anonymously (or anything truncate). */
-export function assertItemFits(item: Record<string, unknown>, what: string): void {
-  const bytes = itemBytes(item);
-  if (bytes > MAX_ITEM_BYTES) {
-    throw new Error(`${what} is ${bytes} bytes stored, over DynamoDB's 400 KB (${MAX_ITEM_BYTES}-byte) item limit; it was not written`);
   }
 }

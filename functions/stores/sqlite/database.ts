@@ -1,3 +1,4 @@
+import { type Stats, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import type { ChangeStamps } from '#stores/cache/change-stamps.ts';
@@ -33,6 +34,10 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 /** SQLite's codes for a lock another connection holds past the busy timeout. */
 const BUSY_CODE = /^SQLITE_(BUSY|LOCKED)/;
 
+/** How often a read looks whether the file is still the one opened (a write and a ping always look). */
+const FILE_CHECK_INTERVAL_MS = 1_000;
+const SQLITE_HEADER_BYTES = 100;
+
 export class SqliteDatabase implements ChangeStamps {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
@@ -41,6 +46,12 @@ export class SqliteDatabase implements ChangeStamps {
   /** Moves on every write of this connection and whenever `PRAGMA data_version` says another one committed. */
   private generation = 0;
   private lastDataVersion = -1;
+  /**
+   * The file as opened (null in memory): on Linux a connection to a file removed or replaced under it goes on
+   * reading the old inode and writing where no other process looks, so the file's identity is checked.
+   */
+  private opened: Stats | null = null;
+  private lastFileCheck = 0;
 
   private constructor(
     db: Database.Database,
@@ -51,9 +62,17 @@ export class SqliteDatabase implements ChangeStamps {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** Opens (creating on first use) `file`, or a private in-memory database for `:memory:`, and brings its schemas up. */
+  /**
+   * Opens (creating on first use) `file`, or a private in-memory database for `:memory:`, and brings its schemas up.
+   * A file that is not a database (damaged, or another kind of file) fails as StoreUnavailableError.
+   */
   static open(file: string, options: SqliteDatabaseOptions): SqliteDatabase {
-    const db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    let db: Database.Database;
+    try {
+      db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    } catch (err) {
+      throw openFailure(options.store, file, err);
+    }
     try {
       db.pragma('journal_mode = WAL');
       // WAL with NORMAL: a commit survives a crash of the process (not of the machine, the last few may roll back).
@@ -61,10 +80,11 @@ export class SqliteDatabase implements ChangeStamps {
       db.pragma('foreign_keys = ON');
       const opened = new SqliteDatabase(db, file, options.store);
       opened.migrate(options.schemas);
+      if (file !== ':memory:' && file !== '') opened.opened = statSync(file);
       return opened;
     } catch (err) {
       db.close();
-      throw err;
+      throw openFailure(options.store, file, err);
     }
   }
 
@@ -78,14 +98,18 @@ export class SqliteDatabase implements ChangeStamps {
     return statement;
   }
 
-  /** Runs reads; a failure of the file (busy, damaged, closed) is StoreUnavailableError, others pass through. */
+  /** Runs reads; a failure of the file (busy, damaged, closed, removed) is StoreUnavailableError, others pass through. */
   read<T>(work: () => T): T {
-    return this.run(work);
+    return this.run(() => {
+      if (performance.now() - this.lastFileCheck >= FILE_CHECK_INTERVAL_MS) this.checkFile();
+      return work();
+    });
   }
 
   /** Runs `work` in one immediate transaction (all of it or nothing), failures mapped as `read` maps them. */
   write<T>(work: () => T): T {
     return this.run(() => {
+      this.checkFile();
       try {
         return this.db.transaction(work).immediate();
       } finally {
@@ -110,7 +134,10 @@ export class SqliteDatabase implements ChangeStamps {
   }
 
   ping(): void {
-    this.run(() => this.db.prepare('SELECT 1').get());
+    this.run(() => {
+      this.checkFile();
+      this.prepare('SELECT 1').get();
+    });
   }
 
   get isOpen(): boolean {
@@ -130,6 +157,25 @@ export class SqliteDatabase implements ChangeStamps {
       return work();
     } catch (err) {
       throw this.mapped(err);
+    }
+  }
+
+  /** Throws StoreUnavailableError (damaged) when the file at the path is no longer the database this connection reads. */
+  private checkFile(): void {
+    this.lastFileCheck = performance.now();
+    if (!this.opened) return;
+    const now = statSync(this.file, { throwIfNoEntry: false });
+    const gone = !now
+      ? 'was removed'
+      : now.ino !== this.opened.ino || now.dev !== this.opened.dev
+        ? 'was replaced'
+        : now.size < SQLITE_HEADER_BYTES && this.opened.size >= SQLITE_HEADER_BYTES
+          ? 'was truncated'
+          : null;
+    if (gone) {
+      throw new StoreUnavailableError(this.store, `The ${this.store} store is damaged or missing: ${this.file} ${gone}.`, {
+        reason: 'damaged',
+      });
     }
   }
 
@@ -174,4 +220,20 @@ export class SqliteDatabase implements ChangeStamps {
         .immediate();
     }
   }
+}
+
+/** A file that cannot be opened as a database: busy or damaged as StoreUnavailableError, anything else as it came. */
+function openFailure(store: StoreName, file: string, err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const code = (err as { code?: string }).code;
+  if (BUSY_CODE.test(code ?? '')) {
+    return new StoreUnavailableError(store, `The ${store} store is busy with another process's write.`, { reason: 'busy', cause: err });
+  }
+  if (isDamage({ code, message: err.message })) {
+    return new StoreUnavailableError(store, `The ${store} store at ${file} is damaged or missing (${code}: ${err.message}).`, {
+      reason: 'damaged',
+      cause: err,
+    });
+  }
+  return err;
 }
