@@ -4,7 +4,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
-import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
 import { isAlive } from './processes.ts';
 
 /** What a running `asof serve` leaves in its data dir so other `asof` commands can reach it. */
@@ -12,11 +11,10 @@ export interface RuntimeInfo {
   pid: number;
   apiUrl: string;
   /**
-   * The embedded DynamoDB's endpoint and the credentials it accepts (fresh at every start): `asof keys` talks to it the
-   * way developers use DynamoDB Local. Only the data dir's owner can read them (the file is 0600 in a 0700 dir).
+   * Unix socket for the jobs that need the server's own process (ingest, fetch, audit, probe, reindex, formats): they
+   * write the search index, whose cache and repairs live in the server, or use the case-law replica, which PGlite lets
+   * one process open. Keys need none of it: `asof keys` opens the accounts file directly.
    */
-  dynamo: LocalDynamoAccess;
-  /** Unix socket for jobs that need the server's own stores (ingest, audit, reindex). */
   adminSocket: string;
   startedAt: string;
 }

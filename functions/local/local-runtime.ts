@@ -356,7 +356,6 @@ export async function serveLocal(opts: ServeOptions): Promise<LocalServer> {
     await writeRuntimeInfo(opts.dataDir, {
       pid: process.pid,
       apiUrl: services.site.baseUrl,
-      dynamo: stores.dynamo,
       adminSocket: socket,
       startedAt: new Date().toISOString(),
     });

@@ -4,7 +4,9 @@
  * after writes by this client or any other, during a write, and once the store is gone.
  */
 
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,56 +17,52 @@ import { CachingAccountStore } from '#stores/cache/account-store.ts';
 import { WriteTracker } from '#stores/cache/change-stamps.ts';
 import { CachingSearchIndex } from '#stores/cache/search-index.ts';
 import { CachingVersionStore } from '#stores/cache/version-store.ts';
-import { DynamoAccountStore } from '#stores/dynamodb/account-store.ts';
-import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
-import { ensureTables, type TableNames, tableNames } from '#stores/dynamodb/tables.ts';
-import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import { pgliteClient } from '#stores/postgres/sql-client.ts';
+import { ACCOUNT_SCHEMA, SqliteAccountStore } from '#stores/sqlite/account-store.ts';
+import { SqliteDatabase } from '#stores/sqlite/database.ts';
+import { SqliteVersionStore, VERSION_STORE_SCHEMA } from '#stores/sqlite/version-store.ts';
 import { describeAccountStoreContract, keyRecord } from './account-store.contract.ts';
 import { describeSearchIndexContract, searchDoc } from './search-index.contract.ts';
 import { describeVersionStoreContract, refOf, versionOf } from './version-store.contract.ts';
 
-let tracker: WriteTracker;
-let dynalite: RunningDynalite;
-let doc: DynamoDBDocumentClient;
-/** A second client, as an `asof` command in another terminal would use. */
-let other: DynamoDBDocumentClient;
-let tableCount = 0;
+let dir: string;
+let fileCount = 0;
+const opened: SqliteDatabase[] = [];
 
 beforeAll(async () => {
-  tracker = new WriteTracker();
-  dynalite = await startDynalite({ tracker });
-  doc = createDocumentClient(dynalite.access);
-  other = createDocumentClient(dynalite.access);
+  dir = await mkdtemp(join(tmpdir(), 'asof-cached-'));
 });
 
 afterAll(async () => {
-  doc?.destroy();
-  other?.destroy();
-  await dynalite?.close();
+  for (const db of opened) db.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
-async function freshTables(): Promise<TableNames> {
-  const names = tableNames(`cached-${++tableCount}`);
-  await ensureTables(doc, names);
-  return names;
+/** A fresh database file and two connections to it: this process's, and another's (an `asof` command elsewhere). */
+function freshFile(): { db: SqliteDatabase; other: SqliteDatabase } {
+  const file = join(dir, `cached-${++fileCount}.sqlite`);
+  const open = () => {
+    const db = SqliteDatabase.open(file, { store: 'versions', schemas: [VERSION_STORE_SCHEMA, ACCOUNT_SCHEMA] });
+    opened.push(db);
+    return db;
+  };
+  return { db: open(), other: open() };
 }
 
-/** The adapter on dynalite and the caching adapter over it, on fresh tables. */
-async function versionStores() {
-  const table = (await freshTables()).versions;
-  const base = new DynamoVersionStore(doc, table);
-  return { table, base, cached: new CachingVersionStore(base, { stamps: tracker, table }), writer: new DynamoVersionStore(other, table) };
+/** The SQLite adapter and the caching adapter over it, stamped by its database, on a fresh file. */
+function versionStores() {
+  const { db, other } = freshFile();
+  const base = new SqliteVersionStore(db);
+  return { db, base, cached: new CachingVersionStore(base, { stamps: db, table: 'law' }), writer: new SqliteVersionStore(other) };
 }
 
-describeVersionStoreContract('caching adapter over DynamoDB on dynalite', async () => (await versionStores()).cached);
-describeAccountStoreContract('caching adapter over DynamoDB on dynalite', async () => {
-  const table = (await freshTables()).accounts;
-  return new CachingAccountStore(new DynamoAccountStore(doc, table), { stamps: tracker, table });
+describeVersionStoreContract('caching adapter over SQLite', async () => versionStores().cached);
+describeAccountStoreContract('caching adapter over SQLite', async () => {
+  const { db } = freshFile();
+  return new CachingAccountStore(new SqliteAccountStore(db), { stamps: db, table: 'accounts' });
 });
 
 describe('SearchIndex contract over PGlite, through the caching adapter', () => {
@@ -115,7 +113,7 @@ async function answers(store: { findInForce(ref: SectionRef, date: string): Prom
 describe('the caching version store answers as the store does', () => {
   it('serves a warm lookup from memory, and sees a write by another client at once', async () => {
     // Prepare
-    const { base, cached, writer } = await versionStores();
+    const { base, cached, writer } = versionStores();
     const r = refOf('1-112b');
     await base.applyWrites(puts(versionOf(r, DAYS[0]!, OPEN_END, 'first text')));
     expect((await cached.findInForce(r, '2024-01-01'))?.bodyText).toBe('first text');
@@ -133,21 +131,21 @@ describe('the caching version store answers as the store does', () => {
   });
 
   it('costs no store call for a warm key (one listing and one point read when cold)', async () => {
-    const { table } = await versionStores();
-    const recording = createDocumentClient(dynalite.access);
+    const { db } = freshFile();
+    const base = new SqliteVersionStore(db);
     const sent: string[] = [];
-    recording.middlewareStack.add(
-      (next, context) => async (args) => {
-        sent.push(context.commandName ?? '');
-        return next(args);
+    // The store's reads, each recorded as it is asked.
+    const recording = new Proxy(base, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          sent.push(String(name));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
       },
-      {
-        step: 'initialize',
-        name: 'record',
-      },
-    );
-    const base = new DynamoVersionStore(recording, table);
-    const cached = new CachingVersionStore(base, { stamps: tracker, table });
+    });
+    const cached = new CachingVersionStore(recording, { stamps: db, table: 'law' });
     const r = refOf('1-1');
     await base.applyWrites(puts(versionOf(r, DAYS[0]!, OPEN_END)));
 
@@ -159,9 +157,8 @@ describe('the caching version store answers as the store does', () => {
     await cached.findInForce(r, '2019-01-01');
     await cached.listVersions(r);
     const warm = [...sent];
-    recording.destroy();
 
-    expect(cold).toEqual(['QueryCommand', 'GetItemCommand']);
+    expect(cold).toEqual(['listVersions', 'getVersion']);
     expect(warm).toEqual([]);
   });
 
@@ -177,7 +174,7 @@ describe('the caching version store answers as the store does', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 12 }), async (steps) => {
-        const { base, cached, writer } = await versionStores();
+        const { base, cached, writer } = versionStores();
         for (const s of steps) {
           const ref = refs[s.ref]!;
           const from = DAYS[s.day]!;
@@ -198,7 +195,7 @@ describe('the caching version store answers as the store does', () => {
   });
 
   it('answers reads that race a write with either the state before it or the state after it', async () => {
-    const { base, cached, writer } = await versionStores();
+    const { base, cached, writer } = versionStores();
     const r = refOf('1-3');
     await base.applyWrites(puts(versionOf(r, DAYS[0]!, OPEN_END, 'before')));
     await cached.findInForce(r, '2024-01-01');
@@ -217,9 +214,9 @@ describe('the caching version store answers as the store does', () => {
 
 describe('the caching account store', () => {
   it('sees a key created or revoked by another client at the very next read', async () => {
-    const table = (await freshTables()).accounts;
-    const cached = new CachingAccountStore(new DynamoAccountStore(doc, table), { stamps: tracker, table });
-    const writer = new DynamoAccountStore(other, table);
+    const { db, other } = freshFile();
+    const cached = new CachingAccountStore(new SqliteAccountStore(db), { stamps: db, table: 'accounts' });
+    const writer = new SqliteAccountStore(other);
     const k = keyRecord('key_x');
     expect(await cached.findByHash(k.hash)).toBeNull(); // an unknown hash is remembered...
 
@@ -233,26 +230,21 @@ describe('the caching account store', () => {
   });
 });
 
-describe('once the embedded DynamoDB is stopped', () => {
+describe('once the store is closed', () => {
   it('no cached answer survives: reads fail as the store does', async () => {
-    const ownTracker = new WriteTracker();
-    const own = await startDynalite({ tracker: ownTracker });
-    const client = createDocumentClient(own.access);
-    const names = tableNames('stopped');
-    await ensureTables(client, names);
-    const cached = new CachingVersionStore(new DynamoVersionStore(client, names.versions), { stamps: ownTracker, table: names.versions });
-    const accounts = new CachingAccountStore(new DynamoAccountStore(client, names.accounts), { stamps: ownTracker, table: names.accounts });
+    const { db } = freshFile();
+    const cached = new CachingVersionStore(new SqliteVersionStore(db), { stamps: db, table: 'law' });
+    const accounts = new CachingAccountStore(new SqliteAccountStore(db), { stamps: db, table: 'accounts' });
     const r = refOf('1-1');
     await cached.applyWrites(puts(versionOf(r, DAYS[0]!, OPEN_END)));
     expect(await cached.findInForce(r, '2024-01-01')).not.toBeNull();
     expect(await accounts.findByHash('0'.repeat(64))).toBeNull();
 
-    await own.close();
+    db.close();
 
     await expect(cached.findInForce(r, '2024-01-01')).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(cached.carries('us')).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(accounts.findByHash('0'.repeat(64))).rejects.toBeInstanceOf(StoreUnavailableError);
-    client.destroy();
   });
 });
 

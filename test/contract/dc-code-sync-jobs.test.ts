@@ -24,8 +24,8 @@ import type { BatchJob, BatchState, FinishSummary, SyncResult } from '#lambda/jo
 import { dcCodeSyncHandler } from '#lambda/jobs/dc-code-sync-job.ts';
 import type { SectionVersion } from '#law/model.ts';
 import type { SearchIndex, VersionStore } from '#law/ports.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { localJobs, openLocalStores } from '#local/local-runtime.ts';
+import { type DynaliteStores, LOCAL_TABLES, openDynaliteStores } from '../support/dynalite-stores.ts';
 import { type FakeS3, startFakeS3 } from '../support/fake-s3.ts';
 import { type GitHttpServer, packObjectIds, startGitHttpServer } from '../support/git-http-server.ts';
 import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
@@ -40,7 +40,7 @@ const BUCKET = 'asof-test-sources';
 
 let remote: GitHttpServer;
 let s3: FakeS3;
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let env: Record<string, string>;
 let work: string;
 const saved = { ...process.env };
@@ -86,11 +86,7 @@ async function stateOf(versions: VersionStore): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  [remote, s3, stores] = await Promise.all([
-    startGitHttpServer(SLICE, LINE_REF, EARLIER),
-    startFakeS3(),
-    openEmbeddedStores(null, { cache: false }),
-  ]);
+  [remote, s3, stores] = await Promise.all([startGitHttpServer(SLICE, LINE_REF, EARLIER), startFakeS3(), openDynaliteStores()]);
   s3.createBucket(BUCKET);
   env = deployedLambdaEnv(
     stores.dynamo,

@@ -2,7 +2,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { createDocumentClient, type LocalDynamoAccess } from '#stores/dynamodb/client.ts';
-import { createDirectDocumentClient } from '#stores/dynamodb/direct-document-client.ts';
 import { type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { ensureTables, type TableNames, tableNames } from '#stores/dynamodb/tables.ts';
 
@@ -14,16 +13,14 @@ export interface DynaliteTables {
   fresh(): Promise<TableNames>;
 }
 
-/** `direct`: the client takes the in-process way (item commands over a MessagePort, unsigned) instead of signed HTTP. */
-export function useDynaliteTables(prefix: string, options: { direct?: boolean } = {}): DynaliteTables {
+/** dynalite as it ships (functions/stores/dynamodb/dynalite.ts), reached over HTTP as DynamoDB is. */
+export function useDynaliteTables(prefix: string): DynaliteTables {
   let dynalite: RunningDynalite | undefined;
   let client: DynamoDBDocumentClient | undefined;
   let count = 0;
   beforeAll(async () => {
     dynalite = await startDynalite();
-    client = options.direct
-      ? createDirectDocumentClient({ ...dynalite.access, direct: dynalite.direct })
-      : createDocumentClient(dynalite.access);
+    client = createDocumentClient(dynalite.access);
   });
   afterAll(async () => {
     client?.destroy();

@@ -1,20 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { lookupVersion } from '#law/lookup.ts';
 import { OPEN_END } from '#law/model.ts';
 import { type AppError, StoreUnavailableError } from '#shared/errors.ts';
-import { WriteCounters } from '#stores/cache/change-stamps.ts';
 import { DynamoAccountStore, idItemKey } from '#stores/dynamodb/account-store.ts';
 import { createDocumentClient, itemBytes, toStoreError } from '#stores/dynamodb/client.ts';
 import { startDynalite } from '#stores/dynamodb/dynalite.ts';
-import { serveDynalite } from '#stores/dynamodb/dynalite-server.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
@@ -29,207 +25,6 @@ const freshTables = () => dynamo.fresh();
 describeVersionStoreContract('DynamoDB on dynalite', async () => new DynamoVersionStore(dynamo.doc, (await freshTables()).versions));
 describeOpsStoreContract('DynamoDB on dynalite', async () => new DynamoOpsStore(dynamo.doc, (await freshTables()).ops));
 describeAccountStoreContract('DynamoDB on dynalite', async () => new DynamoAccountStore(dynamo.doc, (await freshTables()).accounts));
-
-// The serving process's own clients take the in-process way (direct-dynamo.ts): the same contracts hold over it.
-const inProcess = useDynaliteTables('direct', { direct: true });
-const inProcessTables = () => inProcess.fresh();
-const IN_PROCESS = 'DynamoDB on dynalite, in-process (MessagePort, unsigned)';
-describeVersionStoreContract(IN_PROCESS, async () => new DynamoVersionStore(inProcess.doc, (await inProcessTables()).versions));
-describeOpsStoreContract(IN_PROCESS, async () => new DynamoOpsStore(inProcess.doc, (await inProcessTables()).ops));
-describeAccountStoreContract(IN_PROCESS, async () => new DynamoAccountStore(inProcess.doc, (await inProcessTables()).accounts));
-
-describe('the embedded DynamoDB (dynalite) itself', () => {
-  it('closes the database iterator of every Query and Scan (dynalite 4 left them open: 25 KB a query)', async () => {
-    // Prepare: count the iterators abstract-level attaches to dynalite's database and detaches when they close
-    const requireHere = createRequire(import.meta.url);
-    const level = createRequire(requireHere.resolve('dynalite'))('abstract-level') as {
-      AbstractLevel: { prototype: Record<string, (r: unknown) => unknown> };
-    };
-    const proto = level.AbstractLevel.prototype;
-    const [attach, detach] = [proto.attachResource!, proto.detachResource!];
-    let open = 0;
-    let opened = 0;
-    proto.attachResource = function (this: unknown, r: unknown) {
-      open++;
-      opened++;
-      return attach.call(this, r);
-    };
-    proto.detachResource = function (this: unknown, r: unknown) {
-      open--;
-      return detach.call(this, r);
-    };
-    // The server's code as its thread runs it, here in this process, where abstract-level can be watched.
-    const credentials = { accessKeyId: 'ASOFITERATORS', secretAccessKey: 'in-this-process' };
-    const serving = await serveDynalite({ credentials, counters: new WriteCounters() });
-    const doc = createDocumentClient({ endpoint: `http://127.0.0.1:${serving.port}`, credentials });
-    try {
-      const names = tableNames('iterators');
-      await ensureTables(doc, names);
-      const store = new DynamoVersionStore(doc, names.versions);
-      const r = refOf('1-1');
-      await store.applyWrites([{ kind: 'put', version: versionOf(r, '2020-01-01T00:00:00-05:00', OPEN_END) }]);
-
-      // Act: queries that stop early (Limit), that read to the end, and a scan
-      for (let i = 0; i < 50; i++) {
-        await store.findInForce(r, '2024-01-01');
-        await store.listVersions(r);
-      }
-      for await (const _ of store.scanVersions()) void _;
-      await new Promise((done) => setTimeout(done, 50)); // closing is asynchronous
-
-      // Assess
-      expect(opened).toBeGreaterThanOrEqual(101);
-      expect(open).toBe(0);
-    } finally {
-      proto.attachResource = attach;
-      proto.detachResource = detach;
-      doc.destroy();
-      await serving.close();
-    }
-  });
-});
-
-describe('queries with a Limit on the embedded DynamoDB (which reads only up to it)', () => {
-  it('answer each page and its LastEvaluatedKey as a read of the whole partition, forward and backward', async () => {
-    // Prepare
-    const { ops: table } = await inProcessTables();
-    const sks = ['a', 'b', 'c', 'd', 'e'];
-    for (const sk of sks) await inProcess.doc.send(new PutCommand({ TableName: table, Item: { pk: 'limit', sk, text: sk.repeat(2000) } }));
-    const pages = async (limit: number, forward: boolean) => {
-      const out: { sks: string[]; last?: string }[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await inProcess.doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk AND sk < :end',
-            ExpressionAttributeValues: { ':pk': 'limit', ':end': 'z' },
-            ScanIndexForward: forward,
-            Limit: limit,
-            ConsistentRead: true,
-            ...(start && { ExclusiveStartKey: start }),
-          }),
-        );
-        start = page.LastEvaluatedKey;
-        out.push({ sks: (page.Items ?? []).map((i) => i.sk as string), ...(start && { last: start.sk as string }) });
-      } while (start);
-      return out;
-    };
-
-    // Act
-    const two = await pages(2, true);
-    const oneBackward = await pages(1, false);
-    const all = await pages(5, true);
-
-    // Assess: as DynamoDB, a page that fills its Limit names its last item, even when nothing follows it
-    expect(two).toEqual([{ sks: ['a', 'b'], last: 'b' }, { sks: ['c', 'd'], last: 'd' }, { sks: ['e'] }]);
-    expect(oneBackward.map((p) => p.sks.join(''))).toEqual(['e', 'd', 'c', 'b', 'a', '']);
-    expect(oneBackward.map((p) => p.last)).toEqual(['e', 'd', 'c', 'b', 'a', undefined]);
-    expect(all).toEqual([{ sks: sks, last: 'e' }, { sks: [] }]);
-  });
-});
-
-describe("the serving process's own document client (item commands straight over the port)", () => {
-  it('carries binary values and numbers both ways, and answers a refusal with the SDK’s own exception', async () => {
-    // Prepare
-    const { ops: table } = await inProcessTables();
-    const bytes = new Uint8Array([0, 1, 2, 250, 255]);
-    const item = { pk: 'direct', sk: 'binary', b: bytes, set: new Set([Uint8Array.of(7), Uint8Array.of(8)]), n: 12.5, text: 'x"B":"y' };
-
-    // Act
-    await inProcess.doc.send(new PutCommand({ TableName: table, Item: item }));
-    const read = await inProcess.doc.send(new GetCommand({ TableName: table, Key: { pk: 'direct', sk: 'binary' }, ConsistentRead: true }));
-    const refused = await inProcess.doc
-      .send(new PutCommand({ TableName: table, Item: { pk: 'direct', sk: 'binary' }, ConditionExpression: 'attribute_not_exists(pk)' }))
-      .catch((e: unknown) => e);
-
-    // Assess
-    expect(read.Item).toEqual(item);
-    expect(read.$metadata.httpStatusCode).toBe(200);
-    expect(refused).toBeInstanceOf(ConditionalCheckFailedException);
-    expect(refused).toMatchObject({ name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } });
-  });
-});
-
-describe('plain puts on the embedded DynamoDB, written without reading the stored item first', () => {
-  it('replace the stored item whole, alone and in a batch, while a put that needs the stored item still reads it', async () => {
-    // Prepare
-    const { ops: table } = await freshTables();
-    const get = async (sk: string) =>
-      (await dynamo.doc.send(new GetCommand({ TableName: table, Key: { pk: 'p', sk }, ConsistentRead: true }))).Item;
-    for (const sk of ['alone', 'batched']) await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'p', sk, old: 'gone' } }));
-
-    // Act
-    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'alone', n: 1 } }));
-    await dynamo.doc.send(
-      new BatchWriteCommand({ RequestItems: { [table]: [{ PutRequest: { Item: { pk: 'p', sk: 'batched', n: 2 } } }] } }),
-    );
-    const previous = await dynamo.doc.send(
-      new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'alone', n: 3 }, ReturnValues: 'ALL_OLD' }),
-    );
-    const refused = await dynamo.doc
-      .send(new PutCommand({ TableName: table, Item: { pk: 'p', sk: 'batched', n: 4 }, ConditionExpression: 'attribute_not_exists(pk)' }))
-      .catch((e: unknown) => (e as Error).name);
-
-    // Assess
-    expect(await get('alone')).toEqual({ pk: 'p', sk: 'alone', n: 3 });
-    expect(await get('batched')).toEqual({ pk: 'p', sk: 'batched', n: 2 });
-    expect(previous.Attributes).toEqual({ pk: 'p', sk: 'alone', n: 1 });
-    expect(refused).toBe('ConditionalCheckFailedException');
-  });
-});
-
-describe('conditions on the embedded DynamoDB, each parsed once and remembered', () => {
-  const key = { pk: 'cond', sk: 'one' };
-
-  it('answers a repeated condition as the first time, by the values it is given each time', async () => {
-    const { ops: table } = await freshTables();
-    await dynamo.doc.send(new PutCommand({ TableName: table, Item: { ...key, n: 1 } }));
-    const putIf = (n: number) =>
-      dynamo.doc
-        .send(
-          new PutCommand({
-            TableName: table,
-            Item: { ...key, n: 10 + n },
-            ConditionExpression: 'n = :n',
-            ExpressionAttributeValues: { ':n': n },
-          }),
-        )
-        .then(
-          () => 'written',
-          (e: unknown) => (e as Error).name,
-        );
-    expect(await putIf(2)).toBe('ConditionalCheckFailedException');
-    expect(await putIf(2)).toBe('ConditionalCheckFailedException');
-    expect(await putIf(1)).toBe('written');
-    expect(await putIf(1)).toBe('ConditionalCheckFailedException'); // n is 11 now
-  });
-
-  it('counts the names a remembered condition uses whatever the other expressions of the request use', async () => {
-    const { ops: table } = await freshTables();
-    const update = (updateExpression: string, values: Record<string, unknown>) =>
-      dynamo.doc
-        .send(
-          new UpdateCommand({
-            TableName: table,
-            Key: key,
-            UpdateExpression: updateExpression,
-            ConditionExpression: 'attribute_not_exists(#a) OR #a < :limit',
-            ExpressionAttributeNames: { '#a': 'a' },
-            ExpressionAttributeValues: { ':limit': 5, ...values },
-          }),
-        )
-        .then(
-          () => 'written',
-          (e: unknown) => `${(e as Error).name}: ${(e as Error).message}`,
-        );
-    // The update uses #a too, then not: the condition alone must account for #a both times.
-    expect(await update('SET #a = :one', { ':one': 1 })).toBe('written');
-    expect(await update('SET b = :two', { ':two': 2 })).toBe('written');
-    expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
-    expect(await update('SET b = :two', { ':two': 2, ':unused': 3 })).toMatch(/ValidationException: .*unused.*:unused/);
-  });
-});
 
 describe('DynamoDB adapters: what only this adapter promises', () => {
   it('findInForce is one Query of at most one item, and listVersions never reads texts', async () => {

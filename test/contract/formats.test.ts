@@ -20,12 +20,12 @@ import { splitRefusals, waitingLine } from '#formats/validate.ts';
 import { readAppendixText } from '#ingest/appendix-text.ts';
 import { ingestEdition } from '#ingest/engine.ts';
 import { runIngest } from '#ingest/jobs.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
+import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { AppError } from '#shared/errors.ts';
-import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoFormatStore } from '#stores/dynamodb/format-store.ts';
 import { SqliteDatabase } from '#stores/sqlite/database.ts';
 import { FORMAT_STORE_SCHEMA, SqliteFormatStore } from '#stores/sqlite/format-store.ts';
+import { useDynaliteTables } from './dynalite-tables.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const TITLE_28_APPENDIX = fileURLToPath(new URL('../../data/rules/us-code-appendix-text/', import.meta.url));
@@ -45,7 +45,11 @@ const nd = () => fileNamed('nd-2026-03-07.json');
 /** The bundled files with one replaced. */
 const withFile = (file: AuthoredFile) => [...BUNDLED_RECORD_FILES.filter((f) => f.file !== file.file), file];
 
+const dynamo = useDynaliteTables('formats');
+let dynamoOpsTable: string;
+
 beforeAll(async () => {
+  dynamoOpsTable = (await dynamo.fresh()).ops;
   stores = await openEmbeddedStores(null);
   deps = { versions: stores.versions, formats: stores.formats, now: () => clock };
   await ingestRules('frap', join(SAMPLE, 'rules/frap'));
@@ -66,8 +70,8 @@ afterAll(async () => {
 });
 
 const adapters: [string, () => FormatStore][] = [
-  ['the DynamoDB adapter on dynalite', () => new DynamoFormatStore(createDocumentClient(stores.dynamo), LOCAL_TABLES.ops)],
-  ['the caching adapter over it', () => stores.formats],
+  ['the DynamoDB adapter on dynalite', () => new DynamoFormatStore(dynamo.doc, dynamoOpsTable)],
+  ['the embedded caching adapter over SQLite', () => stores.formats],
   [
     'the SQLite adapter',
     () => {

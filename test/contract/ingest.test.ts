@@ -21,7 +21,6 @@ import { readUslmTitle } from '#ingest/uslm.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import { refId, type SectionRef, type SectionVersion } from '#law/model.ts';
 import type { EditionRecord, KeyHistory, SearchDocument, SearchIndex, SearchQuery, StoreWrite, VersionStore } from '#law/ports.ts';
-import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { LOCAL_PROCESSES } from '#local/processes.ts';
 import { runAudit } from '#ops/audit.ts';
 import { encodeOwner, type LeaseOwner } from '#ops/leases.ts';
@@ -34,6 +33,7 @@ import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import type { SqlClient } from '#stores/postgres/sql-client.ts';
+import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const USC_113_31 = `${SAMPLE}uslm/usc01@113-31.xml`;
@@ -52,12 +52,12 @@ const dcRef = (key: string): SectionRef => ({ jurisdiction: 'dc', corpus: 'statu
 
 // ---- stores ---------------------------------------------------------------------------------------------------
 
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let doc: DynamoDBDocumentClient;
 let sql: SqlClient;
 
 beforeAll(async () => {
-  stores = await openEmbeddedStores(null);
+  stores = await openDynaliteStores();
   doc = createDocumentClient(stores.dynamo);
   sql = stores.sql;
 });

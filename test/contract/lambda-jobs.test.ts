@@ -18,11 +18,11 @@ import { ingestHandler } from '#lambda/jobs/ingest-job.ts';
 import { probeHandler } from '#lambda/jobs/probe-job.ts';
 import { LocalSourceFiles } from '#lambda/jobs/source-files.ts';
 import { JOB_METRICS, JOB_NAMES, type JobName, jobMetricDimensions } from '#lambda/metric-names.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
+import { type DynaliteStores, LOCAL_TABLES, openDynaliteStores } from '../support/dynalite-stores.ts';
 import { startFakeS3 } from '../support/fake-s3.ts';
 import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
 
@@ -36,7 +36,7 @@ const SAMPLE_EVENTS: IngestJobEvent[] = [
   { kind: 'rules', paths: ['rules/north-dakota-rap'], retrievedAt: RETRIEVED_AT },
 ];
 
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let log: MockInstance<typeof console.log>;
 const saved = { ...process.env };
 let tableRound = 0;
@@ -88,7 +88,7 @@ const metricNames = () =>
     .sort();
 
 beforeAll(async () => {
-  stores = await openEmbeddedStores(null, { cache: false });
+  stores = await openDynaliteStores();
   Object.assign(process.env, jobEnv());
 });
 afterAll(async () => {

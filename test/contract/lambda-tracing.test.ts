@@ -10,7 +10,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '#accounts/issue-key.ts';
 import { ENV } from '#lambda/env.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
+import { type DynaliteStores, LOCAL_TABLES, openDynaliteStores } from '../support/dynalite-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -30,7 +30,7 @@ interface TraceDocument {
 
 let daemon: Socket;
 const received: TraceDocument[] = [];
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let key: string;
 
 /** Every document the daemon got, with the subsegments nested in them. */
@@ -58,7 +58,7 @@ beforeAll(async () => {
     if (body) received.push(JSON.parse(body) as TraceDocument);
   });
   await new Promise<void>((done) => daemon.bind(0, '127.0.0.1', () => done()));
-  stores = await openEmbeddedStores(null, { cache: false });
+  stores = await openDynaliteStores();
   key = (await issueKey(stores.accounts, { name: 'tracing' }, new Date())).key;
   Object.assign(
     process.env,

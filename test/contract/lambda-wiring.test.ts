@@ -14,11 +14,11 @@ import { ROUTES } from '#http/routes.ts';
 import { ENV } from '#lambda/env.ts';
 import { routeLambda } from '#lambda/route-entry.ts';
 import { lambdaServices } from '#lambda/route-services.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
 import type { LocalDynamoAccess } from '#stores/dynamodb/client.ts';
+import { type DynaliteStores, LOCAL_TABLES, openDynaliteStores } from '../support/dynalite-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let key: string;
 const saved = { ...process.env };
 
@@ -31,7 +31,7 @@ const deployedEnv = (dynamo: LocalDynamoAccess) =>
   });
 
 beforeAll(async () => {
-  stores = await openEmbeddedStores(null, { cache: false });
+  stores = await openDynaliteStores();
   Object.assign(process.env, deployedEnv(stores.dynamo));
   key = (await issueKey(stores.accounts, { name: 'wiring' }, new Date())).key;
   // A fresh probe verdict, so that corpus health has a 200 to give when its store is wired.

@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IngestRequest, runIngest } from '#ingest/jobs.ts';
 import { refId, type SectionVersion } from '#law/model.ts';
 import { type SearchIndex, searchDocumentId, toSearchDocument, type VersionStore } from '#law/ports.ts';
-import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { CHECKS, runAudit } from '#ops/audit.ts';
 import { COVERAGE_FORMAT, COVERAGE_NOTE, CoverageService, computeCoverage } from '#ops/coverage.ts';
 import { corpusHealth, probeCorpus } from '#ops/health.ts';
@@ -30,6 +29,7 @@ import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
 import type { SqlClient } from '#stores/postgres/sql-client.ts';
+import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
 const RETRIEVED_AT = '2026-11-22T07:25:00Z';
@@ -45,7 +45,7 @@ const plusSeconds = (base: Date, seconds: number) => new Date(base.getTime() + s
 
 // ---- stores ---------------------------------------------------------------------------------------------------
 
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let doc: DynamoDBDocumentClient;
 let sql: SqlClient;
 /** The sample as loaded, read back once. */
@@ -53,7 +53,7 @@ let sampleVersions: SectionVersion[];
 
 beforeAll(async () => {
   // Search on PostgreSQL: the sandboxes below are schemas of the same PGlite, cloned from the sample's rows.
-  stores = await openEmbeddedStores(null, { searchEngine: 'postgres' });
+  stores = await openDynaliteStores();
   doc = createDocumentClient(stores.dynamo);
   sql = stores.sql;
   const deps = { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => LOADED_AT };

@@ -11,15 +11,15 @@ import type { Page } from '#http/pages/page.ts';
 import { permalinkPage } from '#http/pages/permalink.ts';
 import { runIngest } from '#ingest/jobs.ts';
 import { pageLambda, pageServices } from '#lambda/page-entry.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
+import { type DynaliteStores, LOCAL_TABLES, openDynaliteStores } from '../support/dynalite-stores.ts';
 import { deployedLambdaEnv } from './lambda-env.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  stores = await openEmbeddedStores(null, { cache: false });
+  stores = await openDynaliteStores();
   await runIngest(
     { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => new Date() },
     { kind: 'dc-code', manifest: `${SAMPLE}dc-code/manifest.csv` },

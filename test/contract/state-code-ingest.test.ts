@@ -15,7 +15,6 @@ import type { IngestReport } from '#ingest/engine.ts';
 import { type IngestJobDeps, runIngest } from '#ingest/jobs.ts';
 import { STATE_CODE_FORMATS } from '#ingest/state-codes/formats.ts';
 import type { SectionVersion } from '#law/model.ts';
-import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { runAudit } from '#ops/audit.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
@@ -24,6 +23,7 @@ import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
+import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const STATES = fileURLToPath(new URL('../../data/states/', import.meta.url));
 const TN = join(STATES, 'transforms/tn/octn');
@@ -31,13 +31,13 @@ const MS = join(STATES, 'transforms/ms/ocms');
 const RETRIEVED_AT = '2026-11-24T08:00:00Z';
 const INGESTED_AT = new Date('2026-11-24T09:00:00.000Z');
 
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let doc: DynamoDBDocumentClient;
 let tmp: string;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'asof-state-ingest-'));
-  stores = await openEmbeddedStores(null);
+  stores = await openDynaliteStores();
   doc = createDocumentClient(stores.dynamo);
 });
 

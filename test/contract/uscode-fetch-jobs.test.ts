@@ -21,7 +21,7 @@ import { titleZipKey } from '#lambda/jobs/title-zips.ts';
 import { uscodeFetchHandler } from '#lambda/jobs/uscode-fetch-job.ts';
 import { uscodeIngestHandler } from '#lambda/jobs/uscode-ingest-job.ts';
 import type { CheckResult, FinishSummary, TitleJobEvent, TitleState } from '#lambda/jobs/uscode-steps.ts';
-import { type EmbeddedStores, LOCAL_TABLES, openEmbeddedStores } from '#local/embedded-stores.ts';
+import { type DynaliteStores, LOCAL_TABLES, openDynaliteStores } from '../support/dynalite-stores.ts';
 import { type FakeOlrc, OLRC_TREE, startFakeOlrc, zipPath } from '../support/fake-olrc.ts';
 import { type FakeS3, startFakeS3 } from '../support/fake-s3.ts';
 import { lambdaContext as context, deployedLambdaEnv } from './lambda-env.ts';
@@ -30,7 +30,7 @@ const BUCKET = 'asof-test-sources';
 
 let olrc: FakeOlrc;
 let s3: FakeS3;
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let env: Record<string, string>;
 let work: string;
 const saved = { ...process.env };
@@ -61,7 +61,7 @@ const marker = async (releasePoint: string, title: string) => {
 };
 
 beforeAll(async () => {
-  [olrc, s3, stores] = await Promise.all([startFakeOlrc(), startFakeS3(), openEmbeddedStores(null, { cache: false })]);
+  [olrc, s3, stores] = await Promise.all([startFakeOlrc(), startFakeS3(), openDynaliteStores()]);
   s3.createBucket(BUCKET);
   env = deployedLambdaEnv(
     stores.dynamo,

@@ -15,7 +15,6 @@ import type { IngestReport } from '#ingest/engine.ts';
 import { type IngestJobDeps, runIngest } from '#ingest/jobs.ts';
 import { COLLECTIONS } from '#law/collections.ts';
 import type { SectionVersion } from '#law/model.ts';
-import { type EmbeddedStores, openEmbeddedStores } from '#local/embedded-stores.ts';
 import { runAudit } from '#ops/audit.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
@@ -24,6 +23,7 @@ import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
 import { migrate } from '#stores/postgres/migrations.ts';
 import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
+import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const OLRC = fileURLToPath(new URL('../../data/uslm/olrc/download/releasepoints/us/pl/', import.meta.url));
 const RETRIEVED_AT = '2026-11-24T08:00:00Z';
@@ -31,14 +31,14 @@ const INGESTED_AT = new Date('2026-11-24T09:00:00.000Z');
 const OLRC_ZIP = 'https://uscode.house.gov/download/releasepoints/us/pl';
 const SAMPLE_113 = fileURLToPath(new URL('../../data/sample/uslm/usc01@113-31.xml', import.meta.url));
 
-let stores: EmbeddedStores;
+let stores: DynaliteStores;
 let doc: DynamoDBDocumentClient;
 let files: string[];
 let tmp: string;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'asof-uslm-ingest-'));
-  stores = await openEmbeddedStores(null);
+  stores = await openDynaliteStores();
   doc = createDocumentClient(stores.dynamo);
   files = (await readdir(OLRC, { recursive: true }))
     .filter((f) => f.endsWith('.zip'))

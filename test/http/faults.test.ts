@@ -10,11 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RuntimeInfo } from '#local/data-dir.ts';
-import { LOCAL_TABLES } from '#local/embedded-stores.ts';
+import { openLocalDatabases } from '#local/embedded-stores.ts';
 import { decodeOwner, encodeOwner } from '#ops/leases.ts';
-import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
-import { fixture } from './client.ts';
+import { SqliteOpsStore } from '#stores/sqlite/ops-store.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const USLM_2013 = join(ROOT, 'data/sample/uslm/usc01@113-31.xml');
@@ -75,10 +73,10 @@ function killed(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promis
 
 const runtimeOf = async (dir: string) => JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as RuntimeInfo;
 
-/** The ops store of the server running on `dir`, reached as `asof keys` reaches it: with the credentials it left there. */
+/** The ops store of the server running on `dir`, opened beside it as another `asof` process opens it: its SQLite file. */
 async function opsOf(dir: string) {
-  const doc = createDocumentClient((await runtimeOf(dir)).dynamo);
-  return { ops: new DynamoOpsStore(doc, LOCAL_TABLES.ops), close: () => doc.destroy() };
+  const dbs = await openLocalDatabases(dir);
+  return { ops: new SqliteOpsStore(dbs.accounts), close: () => dbs.close() };
 }
 
 const coverageOf = async (url: string) =>
@@ -117,35 +115,6 @@ afterAll(async () => {
   await Promise.all([...running].map((c) => killed(c)));
 });
 
-describe('the running server’s embedded DynamoDB', () => {
-  it('refuses a request that is not signed with the credentials in the data dir: no table list, no write', async () => {
-    const { dataDir } = fixture();
-    const { dynamo } = await runtimeOf(dataDir);
-    const fake = {
-      'content-type': 'application/x-amz-json-1.0',
-      'x-amz-date': '20260101T000000Z',
-      authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-    };
-    const list = await fetch(dynamo.endpoint, {
-      method: 'POST',
-      headers: { ...fake, 'x-amz-target': 'DynamoDB_20120810.ListTables' },
-      body: '{}',
-    });
-    const put = await fetch(dynamo.endpoint, {
-      method: 'POST',
-      headers: { ...fake, 'x-amz-target': 'DynamoDB_20120810.PutItem' },
-      body: JSON.stringify({ TableName: LOCAL_TABLES.accounts, Item: { pk: { S: 'keyid' }, sk: { S: 'key_forged' }, hash: { S: 'x' } } }),
-    });
-    const listed = await list.text();
-
-    expect([list.status, put.status]).toEqual([400, 400]);
-    expect(listed).not.toContain(LOCAL_TABLES.accounts);
-    const listedKeys = await asof(['keys', 'list', '--data-dir', dataDir]);
-    expect(listedKeys.code, listedKeys.stderr).toBe(0);
-    expect(listedKeys.stdout).not.toContain('key_forged');
-  });
-});
-
 describe('a data dir, and a server killed with kill -9 in the middle of an ingest', () => {
   let parent: string;
   let dir: string;
@@ -164,7 +133,17 @@ describe('a data dir, and a server killed with kill -9 in the middle of an inges
 
     const { loose, seen } = await notPrivate(dir);
     expect(loose).toEqual([]);
-    expect(seen).toEqual(expect.arrayContaining(['.', 'dynamodb', 'dynamodb/CURRENT', 'postgres', 'postgres/PG_VERSION', 'postgres/base']));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        '.',
+        'store',
+        'store/law.sqlite',
+        'store/accounts.sqlite',
+        'postgres',
+        'postgres/PG_VERSION',
+        'postgres/base',
+      ]),
+    );
   });
 
   it('a server makes a world-readable data dir private again, its runtime file and socket included', { timeout: SCENARIO_MS }, async () => {
@@ -175,7 +154,9 @@ describe('a data dir, and a server killed with kill -9 in the middle of an inges
 
     const { loose, seen } = await notPrivate(dir);
     expect(loose).toEqual([]);
-    expect(seen).toEqual(expect.arrayContaining(['runtime.json', 'asof.sock', 'dynamodb/CURRENT', 'postgres/PG_VERSION']));
+    expect(seen).toEqual(expect.arrayContaining(['runtime.json', 'asof.sock', 'store/accounts.sqlite', 'postgres/PG_VERSION']));
+    // No store listens on a port, so the runtime file holds no endpoint and no credentials.
+    expect(Object.keys(await runtimeOf(dir)).sort()).toEqual(['adminSocket', 'apiUrl', 'pid', 'startedAt']);
     const keys = await asof(['keys', 'create', '--name', 'through the server', '--json', '--data-dir', dir]);
     expect(keys.code, keys.stderr).toBe(0);
     const { key } = JSON.parse(keys.stdout) as { key: string };

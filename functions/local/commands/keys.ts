@@ -8,7 +8,6 @@ import { PlanBook } from '#accounts/plans.ts';
 import type { AccountStore, ApiKeyRecord, GatewayKeys, MeterStore } from '#accounts/ports.ts';
 import { revokeKey } from '#accounts/revoke-key.ts';
 import { type UsageReport, usageReport } from '#accounts/usage-report.ts';
-import { findRunningServer } from '../data-dir.ts';
 import type { StageTarget } from '../stage-accounts.ts';
 import { type CliIo, type Command, type Flags, count as n, UsageError } from './command.ts';
 import { DATA_DIR, dataDirOf, JSON_OUTPUT } from './flags.ts';
@@ -41,7 +40,7 @@ export const keysCommand: Command<typeof OPTIONS> = {
                              DynamoDB tables and its API Gateway keys, with your AWS credentials`,
   run([sub, ...rest], flags, io, { cwd, stages }) {
     const stage = stageOf(flags.stage, stages);
-    return runKeys(sub, rest, flags, stage ? stageAccounts(stage) : localAccounts(dataDirOf(flags, cwd)), io, stage);
+    return runKeys(sub, rest, flags, stage ? stageAccounts(stage) : localAccounts(dataDirOf(flags, cwd), io.err), io, stage);
   },
 };
 
@@ -76,13 +75,15 @@ interface Accounts {
 
 type WithAccounts = <T>(fn: (accounts: Accounts) => Promise<T>) => Promise<T>;
 
-/** The local data dir's, through the running server's DynamoDB endpoint when there is one. */
+/**
+ * The local data dir's, on its SQLite file directly, whether or not a server runs on it: the server sees a new or
+ * revoked key at its next request.
+ */
 const localAccounts =
-  (dataDir: string): WithAccounts =>
+  (dataDir: string, log: (line: string) => void): WithAccounts =>
   async (fn) => {
-    const running = await findRunningServer(dataDir);
     const { openEmbeddedAccountStore } = await import('../embedded-stores.ts');
-    const opened = await openEmbeddedAccountStore(dataDir, running?.dynamo);
+    const opened = await openEmbeddedAccountStore(dataDir, log);
     try {
       return await fn({ store: opened.store, meters: opened.meters, gateway: null });
     } finally {

@@ -7,70 +7,28 @@ export interface ChangeStamps {
   stamp(table: string): number | null;
 }
 
-/** Slots of a WriteCounters: table names hash into them; two tables sharing one only cost each other cache hits. */
-const SLOTS = 256;
-
-function slotOf(table: string): number {
-  let h = 0x811c9dc5; // FNV-1a
-  for (let i = 0; i < table.length; i++) h = Math.imul(h ^ table.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % SLOTS;
-}
-
 /**
- * Each table's write generation and writes in flight, in memory a worker thread shares: the embedded DynamoDB's
- * server, in a thread of its own, counts the writes it admits here, synchronously, before it applies them and
- * before its answer leaves, so a reader in another thread never sees a write's result with the old counters.
- */
-export class WriteCounters {
-  readonly buffer: SharedArrayBuffer;
-  private readonly cells: Int32Array;
-
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(SLOTS * 2 * Int32Array.BYTES_PER_ELEMENT)) {
-    this.buffer = buffer;
-    this.cells = new Int32Array(buffer);
-  }
-
-  /** A write to `table` is about to be applied. */
-  begin(table: string): void {
-    const at = slotOf(table) * 2;
-    Atomics.add(this.cells, at + 1, 1);
-    Atomics.add(this.cells, at, 1);
-  }
-
-  /** A write that `begin` announced has been applied (or has failed). */
-  end(table: string): void {
-    const at = slotOf(table) * 2;
-    Atomics.add(this.cells, at, 1);
-    for (let n = Atomics.load(this.cells, at + 1); n > 0; n = Atomics.load(this.cells, at + 1)) {
-      if (Atomics.compareExchange(this.cells, at + 1, n, n - 1) === n) break;
-    }
-  }
-
-  /** The table's generation, or null while a write to it is in flight. */
-  read(table: string): number | null {
-    const at = slotOf(table) * 2;
-    return Atomics.load(this.cells, at + 1) > 0 ? null : Atomics.load(this.cells, at);
-  }
-}
-
-/**
- * Stamps for stores whose every write is seen on this machine by this process: the embedded DynamoDB (its server
- * counts each write request it admits, from any client: see `admitSignedOnly` in dynalite-server.ts) and the
- * embedded PostgreSQL (written only through this process's adapters).
+ * Stamps for a store written only through this process (the SQLite search index: every write goes through its
+ * caching adapter, which announces it here). The SQLite stores stamp themselves (`PRAGMA data_version`: database.ts).
  */
 export class WriteTracker implements ChangeStamps {
-  readonly counters = new WriteCounters();
+  /** Each table's write generation and writes in flight. */
+  private readonly tables = new Map<string, { generation: number; inFlight: number }>();
   /** Tables whose store is gone: they never stamp again. */
   private readonly closed = new Set<string>();
   /** Set by closeAll: every table, named before or after, is closed. */
   private allClosed = false;
 
   begin(table: string): void {
-    this.counters.begin(table);
+    const t = this.tableOf(table);
+    t.generation++;
+    t.inFlight++;
   }
 
   end(table: string): void {
-    this.counters.end(table);
+    const t = this.tableOf(table);
+    t.generation++;
+    t.inFlight = Math.max(0, t.inFlight - 1);
   }
 
   /** The store behind `table` is gone: nothing may be answered from memory any more (it must fail as the store does). */
@@ -84,7 +42,18 @@ export class WriteTracker implements ChangeStamps {
   }
 
   stamp(table: string): number | null {
-    return this.allClosed || this.closed.has(table) ? null : this.counters.read(table);
+    if (this.allClosed || this.closed.has(table)) return null;
+    const t = this.tableOf(table);
+    return t.inFlight > 0 ? null : t.generation;
+  }
+
+  private tableOf(table: string): { generation: number; inFlight: number } {
+    let t = this.tables.get(table);
+    if (!t) {
+      t = { generation: 0, inFlight: 0 };
+      this.tables.set(table, t);
+    }
+    return t;
   }
 
   /** Runs a write of this process's own, announced around it. */

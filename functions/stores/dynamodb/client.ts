@@ -11,22 +11,17 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#shared/errors.ts';
-import { type DirectDynamo, directRequestHandler } from './direct-dynamo.ts';
-import type { LocalCredentials } from './signature-check.ts';
 
 /** DynamoDB's item limit, for the adapters here (the SQLite version store keeps it for histories too). */
 export { assertItemFits, itemBytes } from '../item-size.ts';
 
 export type DynamoStoreName = 'versions' | 'ops' | 'accounts';
 
-/** An embedded DynamoDB: where it listens and the only credentials it accepts (it checks every request's signature). */
+/** A DynamoDB at an address of its own (dynalite in the contract tests and the upgrade): where, and how to sign. */
 export interface LocalDynamoAccess {
   endpoint: string;
-  credentials: LocalCredentials;
+  credentials: { accessKeyId: string; secretAccessKey: string };
 }
-
-/** The embedded DynamoDB of this process: its calls go over `direct` (no socket, nothing signed); `endpoint` is unused. */
-export type InProcessDynamoAccess = LocalDynamoAccess & { direct: DirectDynamo };
 
 export type DynamoClientOptions = {
   region?: string;
@@ -42,7 +37,6 @@ export type DynamoClientOptions = {
   capture?: (client: DynamoDBClient) => DynamoDBClient;
 } & (
   | LocalDynamoAccess
-  | InProcessDynamoAccess
   /** AWS, with the default region and credential chain. */
   | { endpoint?: undefined; credentials?: undefined }
 );
@@ -58,7 +52,7 @@ const AWS_REQUEST_PATH = { timeouts: { connectionTimeout: 1_000, requestTimeout:
 
 const LOCAL_UNUSED_MIDDLEWARE = ['getUserAgentMiddleware', 'recursionDetectionMiddleware'];
 
-/** The document client of a DynamoDB: AWS's, or a local one over HTTP (signed) or over this process's port (direct). */
+/** The document client of a DynamoDB: AWS's, or a local one (dynalite) at its endpoint. */
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
   const { client } = createDynamoClient(options);
   return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
@@ -66,10 +60,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
   });
 }
 
-/**
- * The low-level client under a document client, and its request timeout. This process's embedded DynamoDB wraps it in
- * direct-document-client.ts instead (local only: that module holds every exception class of the SDK).
- */
+/** The low-level client under a document client, and its request timeout. */
 export function createDynamoClient(options: DynamoClientOptions = {}): { client: DynamoDBClient; requestTimeout: number } {
   const requestPath = !options.endpoint && options.bound === 'request-path';
   const timeouts = options.endpoint ? LOCAL_TIMEOUTS : requestPath ? AWS_REQUEST_PATH.timeouts : AWS_TIMEOUTS;
@@ -79,14 +70,13 @@ export function createDynamoClient(options: DynamoClientOptions = {}): { client:
     ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }),
     throwOnRequestTimeout: true,
   };
-  const direct = 'direct' in options ? options.direct : undefined;
   const config: DynamoDBClientConfig = options.endpoint
     ? {
         endpoint: options.endpoint,
         region: options.region ?? 'us-east-1',
         credentials: options.credentials,
         maxAttempts: 2,
-        requestHandler: direct ? directRequestHandler(direct, requestHandler.requestTimeout) : requestHandler,
+        requestHandler,
       }
     : {
         ...(options.region && { region: options.region }),
@@ -97,11 +87,9 @@ export function createDynamoClient(options: DynamoClientOptions = {}): { client:
   // The SDK's logger middleware passes every input and output, texts included, through its sensitive-data filter
   // (a deep copy) to hand them to a logger that discards them: 1.5 % of an ingest's main thread. Nothing reads it.
   client.middlewareStack.remove('loggerMiddleware');
-  // The embedded DynamoDB reads neither the user agent the SDK builds for every request nor the Lambda trace id it
-  // copies from the environment (AWS's telemetry and recursion detection): without them a request costs ~14 % less
-  // CPU, both threads counted (bench, 2026-11-24).
+  // A local DynamoDB reads neither the user agent the SDK builds for every request nor the Lambda trace id it copies
+  // from the environment (AWS's telemetry and recursion detection).
   if (options.endpoint) for (const name of LOCAL_UNUSED_MIDDLEWARE) client.middlewareStack.remove(name);
-  if (direct) client.middlewareStack.remove('httpSigningMiddleware');
   return { client, requestTimeout: requestHandler.requestTimeout };
 }
 

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WriteTracker } from '#stores/cache/change-stamps.ts';
 import { StampedCache } from '#stores/cache/stamped-cache.ts';
-import { writtenTables } from '#stores/dynamodb/dynalite-server.ts';
 
 const T = 'versions';
 
@@ -165,23 +164,5 @@ describe('StampedCache', () => {
       { numRuns: 300 },
     );
     expect(hits).toBeGreaterThan(0); // the property was exercised on real hits, not only on misses
-  });
-});
-
-describe('writtenTables: the tables a DynamoDB write request names', () => {
-  it('reads TableName of single-item and table operations, whatever the item holds', () => {
-    const item = { pk: { S: 'p' }, TableName: { S: 'inside-an-attribute' }, text: { S: 'a quoted "TableName":"decoy" in text' } };
-    const body = JSON.stringify({ Item: item, TableName: 'asof-versions', ConditionExpression: 'attribute_not_exists(pk)' });
-
-    expect(writtenTables('PutItem', body)).toEqual(['asof-versions']);
-    expect(writtenTables('DeleteTable', '{ "TableName" : "t-1" }')).toEqual(['t-1']);
-    expect(writtenTables('UpdateItem', '{"Key":{}}')).toEqual([]);
-  });
-
-  it('reads every table of a batch, and none from a body dynalite will refuse', () => {
-    const body = JSON.stringify({ RequestItems: { a: [{ PutRequest: { Item: { TableName: { S: 'x' } } } }], b: [] } });
-
-    expect(writtenTables('BatchWriteItem', body)).toEqual(['a', 'b']);
-    expect(writtenTables('BatchWriteItem', '{not json')).toEqual([]);
   });
 });
