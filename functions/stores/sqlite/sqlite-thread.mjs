@@ -1,6 +1,7 @@
 // One SQLite connection (better-sqlite3) in a thread of its own (see sqlite-workers.ts). Plain JavaScript on purpose:
 // a worker thread does not inherit the TypeScript loader of the process that starts it. It only runs the statements
-// it is sent; every statement is written on the TypeScript side. Type-checked from its JSDoc (tsconfig.json, checkJs).
+// it is sent; every statement is written on the TypeScript side. Type-checked from its JSDoc (tsconfig.json, checkJs;
+// why not TypeScript: docs/DECISIONS.md, "Typed worker modules").
 // @ts-check
 import { statSync } from 'node:fs';
 import { parentPort as port, workerData } from 'node:worker_threads';
