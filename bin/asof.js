@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `asof` command: TypeScript runs through tsx, so a fresh clone needs no build step.
+// @ts-check
 import { register } from 'tsx/esm/api';
 
 // The AWS SDK warns on Node < 22 about its releases after January 2027; the README states the supported versions.

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { Reply as ThreadReply } from './pglite-thread.mjs';
 
 /*
  * PostgreSQL's default 128 MB of shared buffers is allocated and touched at start: about 120 MB of resident memory
@@ -72,13 +73,6 @@ interface ThreadMessage {
   kind: 'query' | 'exec';
   text: string;
   params?: unknown[];
-}
-
-interface ThreadReply {
-  id?: number;
-  ready?: boolean;
-  rows?: unknown[];
-  error?: { name: string; message: string; code?: string; detail?: string };
 }
 
 interface Statement {

@@ -2,14 +2,23 @@
 // ported rule for rule: a token's stem here is the stem FTS5 puts in the index, checked against SQLite on every word of
 // the sample corpus (test/contract/sqlite-snippets.test.ts). It works on a folded token, one character per byte:
 // FTS5 stems the token's UTF-8 bytes, so a caller passes ASCII, or a string of the bytes (latin1) and decodes the stem.
-// Plain JavaScript for the reason sqlite-thread.mjs gives.
+// Plain JavaScript for the reason sqlite-thread.mjs gives, type-checked from its JSDoc.
+// @ts-check
 
 /** Tokens longer than this (in bytes), or shorter than 3, are their own stem. */
 const MAX_TOKEN = 64;
 
+/** @type {(c: string | undefined, yIsVowel: boolean) => boolean} */
 const isVowel = (c, yIsVowel) => c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u' || (yIsVowel && c === 'y');
 
-/** fts5PorterGobbleVC: the length of the first vowel-then-consonant run of `s[from, to)` (0 when it has none). */
+/**
+ * fts5PorterGobbleVC: the length of the first vowel-then-consonant run of `s[from, to)` (0 when it has none).
+ * @param {string} s
+ * @param {number} from
+ * @param {number} to
+ * @param {boolean} prevConsonant
+ * @returns {number}
+ */
 function gobbleVC(s, from, to, prevConsonant) {
   let consonant = prevConsonant;
   let i = from;
@@ -24,18 +33,24 @@ function gobbleVC(s, from, to, prevConsonant) {
   return 0;
 }
 
-/** Porter's measure of the stem `s[0, n)`: m > 0, m > 1, m = 1. */
+/**
+ * Porter's measure of the stem `s[0, n)`: m > 0, m > 1, m = 1.
+ * @typedef {(s: string, n: number) => boolean} Condition
+ */
+/** @type {Condition} */
 const mGt0 = (s, n) => gobbleVC(s, 0, n, false) !== 0;
+/** @type {Condition} */
 function mGt1(s, n) {
   const first = gobbleVC(s, 0, n, false);
   return first !== 0 && gobbleVC(s, first, n, true) !== 0;
 }
+/** @type {Condition} */
 function mEq1(s, n) {
   const first = gobbleVC(s, 0, n, false);
   return first !== 0 && gobbleVC(s, first, n, true) === 0;
 }
 
-/** *o: the stem ends consonant, vowel, consonant, the last not w, x or y. */
+/** *o: the stem ends consonant, vowel, consonant, the last not w, x or y. @type {Condition} */
 function endsCvc(s, n) {
   const last = s[n - 1];
   if (last === 'w' || last === 'x' || last === 'y') return false;
@@ -48,19 +63,22 @@ function endsCvc(s, n) {
   return (mask & 7) === 5;
 }
 
-/** *v*: the stem holds a vowel (y counting as one after the first letter). */
+/** *v*: the stem holds a vowel (y counting as one after the first letter). @type {Condition} */
 function hasVowel(s, n) {
   for (let i = 0; i < n; i++) if (isVowel(s[i], i > 0)) return true;
   return false;
 }
 
+/** @type {Condition} */
 const mGt1SorT = (s, n) => (s[n - 1] === 's' || s[n - 1] === 't') && mGt1(s, n);
 
 /**
  * A step's rules by the second-last letter, each [suffix, condition, replacement], tried in order: the first whose
  * suffix ends the word (with at least one letter before it) is the step's only candidate, applied if its condition
  * holds of the stem before the suffix.
+ * @typedef {Readonly<Record<string, readonly (readonly [suffix: string, condition: Condition, replacement: string])[]>>} Rules
  */
+/** @type {Rules} */
 const STEP2 = {
   a: [
     ['ational', mGt0, 'ate'],
@@ -96,6 +114,7 @@ const STEP2 = {
     ['biliti', mGt0, 'ble'],
   ],
 };
+/** @type {Rules} */
 const STEP3 = {
   a: [['ical', mGt0, 'ic']],
   s: [['ness', mGt0, '']],
@@ -107,6 +126,7 @@ const STEP3 = {
   v: [['ative', mGt0, '']],
   z: [['alize', mGt0, 'al']],
 };
+/** @type {Rules} */
 const STEP4 = {
   a: [['al', mGt1, '']],
   c: [
@@ -139,9 +159,14 @@ const STEP4 = {
   z: [['ize', mGt1, '']],
 };
 
-/** One generated step on `w`: the word after it. */
+/**
+ * One generated step on `w`: the word after it.
+ * @param {string} w
+ * @param {Rules} rules
+ * @returns {string}
+ */
 function step(w, rules) {
-  const candidates = rules[w[w.length - 2]];
+  const candidates = rules[w.charAt(w.length - 2)];
   if (candidates === undefined) return w;
   for (const [suffix, condition, replacement] of candidates) {
     if (w.length > suffix.length && w.endsWith(suffix)) {
@@ -152,7 +177,11 @@ function step(w, rules) {
   return w;
 }
 
-/** fts5PorterStep1A: sses → ss, ies → i, s → (not after s). */
+/**
+ * fts5PorterStep1A: sses → ss, ies → i, s → (not after s).
+ * @param {string} w
+ * @returns {string}
+ */
 function step1a(w) {
   const n = w.length;
   if (w[n - 1] !== 's') return w;
@@ -161,7 +190,11 @@ function step1a(w) {
   return w[n - 2] !== 's' ? w.slice(0, n - 1) : w;
 }
 
-/** fts5PorterStep1B and what follows it: eed → ee, ed / ing dropped after a vowel, then at → ate, bl → ble, … */
+/**
+ * fts5PorterStep1B and what follows it: eed → ee, ed / ing dropped after a vowel, then at → ate, bl → ble, …
+ * @param {string} w
+ * @returns {string}
+ */
 function step1b(w) {
   const n = w.length;
   let stem;
@@ -181,7 +214,11 @@ function step1b(w) {
   return stem;
 }
 
-/** The stem FTS5's porter tokenizer gives a folded token of one byte per character. */
+/**
+ * The stem FTS5's porter tokenizer gives a folded token of one byte per character.
+ * @param {string} token
+ * @returns {string}
+ */
 export function porterStem(token) {
   if (token.length > MAX_TOKEN || token.length < 3) return token;
   let w = step1b(step1a(token));

@@ -327,7 +327,7 @@ export class SqliteSearchIndex implements SearchIndex {
       corpus: query.corpus,
       limit: Math.floor(query.limit),
     };
-    const { rows, path } = await this.workers.call<{ rows: { hit: string; catchline: string; marked: string }[]; path: SearchPath }>(
+    const { rows, path } = await this.workers.call(
       'searchTopK',
       SEARCH,
       {

@@ -3,6 +3,8 @@ import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError, type UnavailableReason } from '#shared/errors.ts';
 import type { SqlTimeouts, StatementBudget } from '#stores/postgres/sql-client.ts';
 import { DEFAULT_SQL_TIMEOUTS } from '#stores/postgres/sql-client.ts';
+import type { buildImpactLists, searchTopK } from './impact-lists.mjs';
+import type { Reply } from './sqlite-thread.mjs';
 
 /** Parameters of one statement: positional (`?`) or named (`@name`). */
 export type SqlParams = readonly unknown[] | Record<string, unknown>;
@@ -10,8 +12,15 @@ export type SqlParams = readonly unknown[] | Record<string, unknown>;
 /** A statement with a budget starts only while at least this share of it is left (as in PgliteThread). */
 const START_WITHIN_SHARE_OF_BUDGET = 0.5;
 
-/** A procedure of impact-lists.mjs: several statements (named in `sql`) and the logic between them, in the thread. */
-export type ProcedureName = 'buildImpactLists' | 'searchTopK';
+/**
+ * The procedures of impact-lists.mjs: several statements (named in `sql`) and the logic between them, in the thread.
+ * Their JSDoc types are the types of a call's statements, parameters and result.
+ */
+interface Procedures {
+  buildImpactLists: typeof buildImpactLists;
+  searchTopK: typeof searchTopK;
+}
+export type ProcedureName = keyof Procedures;
 
 interface Message {
   kind: 'all' | 'batch' | 'exec' | 'sleep' | 'call';
@@ -20,15 +29,6 @@ interface Message {
   params?: SqlParams | Readonly<Record<string, unknown>>;
   rows?: readonly SqlParams[];
   procedure?: ProcedureName;
-}
-
-interface Reply {
-  id?: number;
-  ready?: boolean;
-  rows?: unknown[];
-  changes?: number;
-  result?: unknown;
-  error?: { name: string; message: string; code?: string };
 }
 
 interface Job {
@@ -378,16 +378,16 @@ export class SqliteWorkers {
   }
 
   /** A procedure of impact-lists.mjs on a reader thread (`lane` 'reader') or on the writer; what it returns. */
-  async call<T>(
-    procedure: ProcedureName,
-    sql: Readonly<Record<string, string>>,
-    params: Readonly<Record<string, unknown>>,
+  async call<P extends ProcedureName>(
+    procedure: P,
+    sql: Parameters<Procedures[P]>[2],
+    params: Parameters<Procedures[P]>[3],
     on: { lane: 'reader'; budget: StatementBudget } | { lane: 'writer' },
-  ): Promise<T> {
+  ): Promise<ReturnType<Procedures[P]>> {
     const message = { kind: 'call', procedure, sql, params } as const;
     const reply =
       on.lane === 'reader' ? await this.readers.run(message, this.limits(on.budget)) : await this.writer.run(message, this.limits('job'));
-    return reply.result as T;
+    return reply.result as ReturnType<Procedures[P]>;
   }
 
   /** A read or write on the writer thread (sees what the writer wrote, before any reader does). */
