@@ -58,8 +58,8 @@ export interface EmbeddedStores {
   sql: SqlClient;
   /** The SQLite search index itself (tests that work below the port; its repairs). */
   sqliteSearch: RepairingSearchIndex;
-  /** Close the law's database while everything else runs (to test an outage under a live server). */
-  stopVersions(): Promise<void>;
+  /** Close both SQLite files (law, accounts) while the search index and PGlite run (an outage under a live server). */
+  stopStores(): Promise<void>;
   /** Close the search index's store while everything else runs. */
   stopSearch(): Promise<void>;
   /** Close the embedded PostgreSQL (the case-law replica) while everything else runs. */
@@ -79,10 +79,18 @@ const ACCOUNTS_FILE = 'accounts.sqlite';
 
 /** Opens (creating on first use) the two files in `dir`. */
 function openDatabasesIn(dir: string): LocalDatabases {
-  const law = SqliteDatabase.open(join(dir, LAW_FILE), { store: 'versions', schemas: [VERSION_STORE_SCHEMA, FORMAT_STORE_SCHEMA] });
+  const law = SqliteDatabase.open(join(dir, LAW_FILE), {
+    store: 'versions',
+    label: 'law',
+    schemas: [VERSION_STORE_SCHEMA, FORMAT_STORE_SCHEMA],
+  });
   let accounts: SqliteDatabase;
   try {
-    accounts = SqliteDatabase.open(join(dir, ACCOUNTS_FILE), { store: 'accounts', schemas: [ACCOUNT_SCHEMA, METER_SCHEMA, OPS_SCHEMA] });
+    accounts = SqliteDatabase.open(join(dir, ACCOUNTS_FILE), {
+      store: 'accounts',
+      label: 'accounts and ops',
+      schemas: [ACCOUNT_SCHEMA, METER_SCHEMA, OPS_SCHEMA],
+    });
   } catch (err) {
     law.close();
     throw err;
@@ -181,7 +189,7 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     databases: dbs,
     sql,
     sqliteSearch: sqlite.index,
-    stopVersions: async () => dbs.law.close(),
+    stopStores: async () => dbs.close(),
     stopSearch,
     stopCaseLaw: () => pglite.close(),
     async close() {

@@ -359,7 +359,7 @@ describe('headers on every answer', () => {
   });
 
   it('Retry-After on every 503, pages included (the last test: it stops the stores)', async () => {
-    await server.stores.stopVersions();
+    await server.stores.stopStores();
     const answers = await Promise.all([send({ target: '/law/us/statutes/1-1' }), send({ target: '/v1/law/quality' })]);
 
     expect(answers.map((a) => a.status)).toEqual([503, 503]);

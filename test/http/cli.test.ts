@@ -142,16 +142,18 @@ describe('asof keys and ingest against a running server', () => {
   });
 
   it('reports a store that cannot open as an error of asof serve, though the stores start before the server loads', async () => {
-    // Prepare: a data dir of its own, and an engine that does not exist (refused as the stores start)
+    // Prepare: a data dir of its own whose search index's folder is a file (refused as the stores start)
     const dir = await mkdtemp(join(tmpdir(), 'asof-serve-refused-'));
     try {
+      await writeFile(join(dir, 'search'), 'not a folder');
+
       // Act
-      const refused = await asof(['serve', '--port', '0', '--data-dir', dir], { ASOF_SEARCH_ENGINE: 'lucene' });
+      const refused = await asof(['serve', '--port', '0', '--data-dir', dir]);
 
       // Assess: the CLI's one line and exit code, not an unhandled rejection's stack trace
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^asof serve: ASOF_SEARCH_ENGINE must be sqlite or postgres \(got "lucene"\)/);
-      expect(refused.stderr).not.toMatch(/at searchEngineAsked/);
+      expect(refused.stderr).toMatch(/^asof serve: .*search/);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -51,12 +51,12 @@ describe('corpus health verdicts', () => {
   });
 });
 
-describe("with the law's store stopped under the running server", () => {
+describe("with the SQLite stores stopped under the running server", () => {
   beforeAll(async () => {
     await probeCorpus(server.stores, { force: true });
     expect((await get('/law/lookup?jurisdiction=us&citation=1-1')).status).toBe(200);
     expect((await get('/law/coverage', false)).status).toBe(200);
-    await server.stores.stopVersions();
+    await server.stores.stopStores();
   });
 
   it('keeps liveness green', async () => {

@@ -48,7 +48,7 @@ export async function openDynaliteStores(options: Omit<EmbeddedStoreOptions, 'ca
     meters: new DynamoMeterStore(doc, LOCAL_TABLES.meters),
     dynamo: dynalite.access,
     stopDynamo: () => dynalite.close(),
-    stopVersions: () => dynalite.close(),
+    stopStores: () => dynalite.close(),
     async close() {
       doc.destroy();
       await dynalite.close();

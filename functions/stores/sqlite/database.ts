@@ -24,6 +24,8 @@ export interface SqliteSchema {
 export interface SqliteDatabaseOptions {
   /** Named in StoreUnavailableError when the file fails (busy, damaged, closed). */
   store: StoreName;
+  /** What the messages call the file's store, when it holds more than `store` (default: `store`). */
+  label?: string;
   schemas: readonly SqliteSchema[];
   /** How long a write waits for another connection's transaction before failing busy (default 5,000 ms). */
   busyTimeoutMs?: number;
@@ -57,6 +59,7 @@ export class SqliteDatabase implements ChangeStamps {
     db: Database.Database,
     readonly file: string,
     private readonly store: StoreName,
+    private readonly label: string = store,
   ) {
     this.db = db;
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -78,7 +81,7 @@ export class SqliteDatabase implements ChangeStamps {
       // WAL with NORMAL: a commit survives a crash of the process (not of the machine, the last few may roll back).
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      const opened = new SqliteDatabase(db, file, options.store);
+      const opened = new SqliteDatabase(db, file, options.store, options.label);
       opened.migrate(options.schemas);
       if (file !== ':memory:' && file !== '') opened.opened = statSync(file);
       return opened;
@@ -152,7 +155,7 @@ export class SqliteDatabase implements ChangeStamps {
   }
 
   private run<T>(work: () => T): T {
-    if (this.closed) throw new StoreUnavailableError(this.store, `The ${this.store} store is closed.`);
+    if (this.closed) throw new StoreUnavailableError(this.store, `The ${this.label} store is closed.`);
     try {
       return work();
     } catch (err) {
@@ -173,7 +176,7 @@ export class SqliteDatabase implements ChangeStamps {
           ? 'was truncated'
           : null;
     if (gone) {
-      throw new StoreUnavailableError(this.store, `The ${this.store} store is damaged or missing: ${this.file} ${gone}.`, {
+      throw new StoreUnavailableError(this.store, `The ${this.label} store is damaged or missing: ${this.file} ${gone}.`, {
         reason: 'damaged',
       });
     }
@@ -183,13 +186,13 @@ export class SqliteDatabase implements ChangeStamps {
     if (!(err instanceof Error) || err instanceof StoreUnavailableError) return err;
     const code = (err as { code?: string }).code;
     if (BUSY_CODE.test(code ?? '')) {
-      return new StoreUnavailableError(this.store, `The ${this.store} store is busy with another process's write.`, {
+      return new StoreUnavailableError(this.store, `The ${this.label} store is busy with another process's write.`, {
         reason: 'busy',
         cause: err,
       });
     }
     if (isDamage({ code, message: err.message }) || (!this.db.open && !this.closed)) {
-      return new StoreUnavailableError(this.store, `The ${this.store} store is damaged or missing (${code}: ${err.message}).`, {
+      return new StoreUnavailableError(this.store, `The ${this.label} store is damaged or missing (${code}: ${err.message}).`, {
         reason: 'damaged',
         cause: err,
       });
