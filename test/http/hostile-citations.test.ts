@@ -86,13 +86,16 @@ describe('texts dense with statute and case citations', () => {
       JSON.stringify({ text: denseText(i + 1, MAX_CITATIONS - 20, 20), asOf: '2019-03-01' }),
     );
     for (const b of bodies) expect(JSON.parse(b).text.length).toBeLessThanOrEqual(MAX_TEXT_CHARS);
-    // Each statute lookup counted as it runs (the real lookup, wrapped), every request's together.
+    // Each statute lookup counted as it runs (the real lookup, wrapped), every request's together. The SQLite stores
+    // answer a lookup in microseconds, so each is held a few ms first, as a store's round trip would: otherwise they
+    // end before others start, and the bound on lookups in flight would never be reached, nor shown to hold.
     const lawLookup = server.services.lawLookup!;
     let inFlight = 0;
     let peak = 0;
     server.services.lawLookup = async (params) => {
       peak = Math.max(peak, ++inFlight);
       try {
+        await new Promise((done) => setTimeout(done, 2));
         return await lawLookup(params);
       } finally {
         inFlight--;

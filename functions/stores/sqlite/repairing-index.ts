@@ -198,19 +198,24 @@ export class RepairingSearchIndex implements SearchIndex {
   private damaged(error: StoreUnavailableError): void {
     if (this.repair || !this.rebuild || this.closing) return;
     this.log(`asof: the search index is damaged or missing (${error.message}); rebuilding it from the version store`);
-    this.repair = this.repairLoop(this.rebuild).finally(() => {
-      this.repair = null;
-    });
+    // Told repaired once no longer repairing: a listener that reads the index at once finds it answering.
+    this.repair = this.repairLoop(this.rebuild)
+      .finally(() => {
+        this.repair = null;
+      })
+      .then((ms) => {
+        if (ms !== null) this.tell({ kind: 'repaired', ms });
+      });
     this.tell({ kind: 'damaged', error });
   }
 
-  /** Rebuilds until one succeeds or the index closes, each start spaced from the last. */
-  private async repairLoop(rebuild: Rebuild): Promise<void> {
+  /** Rebuilds until one succeeds (its time in ms) or the index closes (null), each start spaced from the last. */
+  private async repairLoop(rebuild: Rebuild): Promise<number | null> {
     while (!this.closing) {
       const backoff = this.failures === 0 ? 0 : Math.min(this.timing.maxBackoffMs, this.timing.spacingMs * 2 ** this.failures);
       const at = Math.max(performance.now() + this.timing.delayMs, this.lastStart + Math.max(this.timing.spacingMs, backoff));
       await this.until(at);
-      if (this.closing) return;
+      if (this.closing) return null;
       this.lastStart = performance.now();
       this.repairs++;
       this.tell({ kind: 'rebuilding' });
@@ -219,13 +224,13 @@ export class RepairingSearchIndex implements SearchIndex {
         this.failures = 0;
         const ms = Math.round(performance.now() - this.lastStart);
         this.log(`asof: search index rebuilt in ${ms} ms`);
-        this.tell({ kind: 'repaired', ms });
-        return;
+        return ms;
       } catch (err) {
         this.failures++;
         this.log(`asof: rebuilding the search index failed (${err instanceof Error ? err.message : String(err)}); trying again later`);
       }
     }
+    return null;
   }
 
   /** Closes the damaged index, removes its files (its folder made again if that went too) and fills a new one. */
