@@ -10,7 +10,7 @@ import { assertItemFits, DynamoTable, isConditionFailure } from './client.ts';
  *   pk 'format-pins'     sk id   { pins }: pinnedRowsOf the record (what its put or delete must undo)
  *   pk 'format-pinned'   sk row  { records }: the ids of the records read from that rule version (a string set)
  * Every lookup of a rule asks whether its version is pinned: one GetItem of a small item, whatever the records hold
- * (reading every record's pins for it cost the embedded DynamoDB several times a statute lookup's work).
+ * (reading every record's pins for it cost several times a statute lookup's work).
  * Records stored in an earlier layout (pk 'format' or 'format-record') are not read: the next load of the records
  * (every start, and the deploy's setup job) finds none and puts them all again, which writes their pinned rows.
  */
