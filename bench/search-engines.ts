@@ -6,7 +6,7 @@
  *   node --import tsx bench/search-engines.ts ENGINE [SECTIONS] [DIR]
  *
  * ENGINE: sqlite (FTS5 with impact lists, the default) | sqlite-exact (FTS5 ranking every match, as before the
- * lists) | minisearch | pglite.
+ * lists) | minisearch. The PostgreSQL search on PGlite, measured here for issue 17, is gone (issue 30).
  *
  * Prints one `RESULT {json}` line: build time, size on disk, RSS, reopen time, and search latency (broad and narrow
  * queries, 1 and 32 at a time, through the adapter, no HTTP). `bench/search-engines.sh`-style driving is left to the
@@ -17,11 +17,6 @@ import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { OPEN_END } from '#law/model.ts';
 import { type SearchDocument, type SearchIndex, type SearchQuery, searchDocumentId } from '#law/ports.ts';
-import { migrate } from '#stores/postgres/migrations.ts';
-import { closePglite } from '#stores/postgres/pglite.ts';
-import { openPgliteThread } from '#stores/postgres/pglite-thread-client.ts';
-import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
-import { pgliteClient } from '#stores/postgres/sql-client.ts';
 import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { readSampleCorpus } from './sample-corpus.ts';
 import { EDITION_DATES, sectionText, type TextPool, textPool } from './synthetic-uslm.ts';
@@ -184,26 +179,6 @@ async function main(): Promise<void> {
     );
     out.impactLists = lists;
     await reopened.close();
-  } else if (engine === 'pglite') {
-    const pg = await openPgliteThread(join(dir, 'postgres'));
-    const client = pgliteClient(pg, { timeouts: { request: 60_000 } });
-    await migrate(client);
-    const index = new PostgresSearchIndex(client);
-    out.versions = await fill(index, syntheticDocuments(pool, sections), 500);
-    out.buildMs = performance.now() - t;
-    await closePglite(pg);
-    out.bytes = await dirBytes(dir);
-    t = performance.now();
-    const again = await openPgliteThread(join(dir, 'postgres'));
-    out.openMs = performance.now() - t;
-    const reopened = new PostgresSearchIndex(pgliteClient(again, { timeouts: { request: 60_000 } }));
-    const search: Search = (q) => reopened.search(q);
-    console.error(`PHASE ${JSON.stringify(out)}`);
-    out.broadLatency = await latency(search, broad);
-    console.error(`PHASE ${JSON.stringify(out)}`);
-    out.narrowLatency = await latency(search, narrow);
-    out.rssMiB = rssMiB() - rssBefore;
-    await closePglite(again);
   } else if (engine === 'minisearch') {
     // In memory, serialized to disk as JSON; validity and the AND of terms as MiniSearch offers them (no snippets).
     const fields = { fields: ['catchline', 'body'], storeFields: ['from', 'to', 'jurisdiction', 'corpus'], idField: 'id' };

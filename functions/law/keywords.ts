@@ -1,3 +1,8 @@
+/**
+ * How a search's `q` is read, whatever engine answers it (SQLite FTS5 on the laptop, OpenSearch in AWS): plain words,
+ * all required, and quoted phrases. Pure: each engine turns the parts into its own query.
+ */
+
 /** At most this many quoted phrases are honoured as phrases; the rest count as plain words. */
 const MAX_PHRASES = 8;
 

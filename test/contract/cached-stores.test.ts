@@ -7,7 +7,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_END, type SectionRef, type SectionVersion } from '#law/model.ts';
@@ -17,12 +16,9 @@ import { CachingAccountStore } from '#stores/cache/account-store.ts';
 import { WriteTracker } from '#stores/cache/change-stamps.ts';
 import { CachingSearchIndex } from '#stores/cache/search-index.ts';
 import { CachingVersionStore } from '#stores/cache/version-store.ts';
-import { migrate } from '#stores/postgres/migrations.ts';
-import { closePglite, openPglite } from '#stores/postgres/pglite.ts';
-import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
-import { pgliteClient } from '#stores/postgres/sql-client.ts';
 import { ACCOUNT_SCHEMA, SqliteAccountStore } from '#stores/sqlite/account-store.ts';
 import { SqliteDatabase } from '#stores/sqlite/database.ts';
+import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { SqliteVersionStore, VERSION_STORE_SCHEMA } from '#stores/sqlite/version-store.ts';
 import { describeAccountStoreContract, keyRecord } from './account-store.contract.ts';
 import { describeSearchIndexContract, searchDoc } from './search-index.contract.ts';
@@ -65,37 +61,26 @@ describeAccountStoreContract('caching adapter over SQLite', async () => {
   return new CachingAccountStore(new SqliteAccountStore(db), { stamps: db, table: 'accounts' });
 });
 
-describe('SearchIndex contract over PGlite, through the caching adapter', () => {
-  let db: PGlite | undefined;
-  afterAll(async () => {
-    if (db) await closePglite(db);
-  });
+/** A SQLite search index on a fresh file of its own. */
+const searchIndexFile = (): Promise<SqliteSearchIndex> => SqliteSearchIndex.open(join(dir, `search-${++fileCount}.sqlite`), { readers: 1 });
+
+describe('SearchIndex contract over SQLite, through the caching adapter', () => {
   const searchTracker = new WriteTracker();
-  describeSearchIndexContract('caching adapter over PostgreSQL on PGlite', {
+  describeSearchIndexContract('caching adapter over SQLite FTS5', {
     open: async () => {
-      db ??= await openPglite();
-      const client = pgliteClient(db);
-      await migrate(client, 'cached');
-      const index = new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'cached' }), {
-        tracker: searchTracker,
-        table: 'search',
-      });
+      const base = await searchIndexFile();
+      const index = new CachingSearchIndex(base, { tracker: searchTracker, table: 'search' });
       return {
         index,
-        // The fixture empties the table behind the adapter's back, so it announces that write as any writer must.
-        clear: () => searchTracker.around('search', async () => void (await client.query('TRUNCATE cached.search_documents'))),
-        dispose: async () => undefined,
+        // The fixture empties the index behind the adapter's back, so it announces that write as any writer must.
+        clear: () => searchTracker.around('search', () => base.workers.exec('DELETE FROM search_docs')),
+        dispose: () => base.close(),
       };
     },
     openClosed: async () => {
-      const closed = await openPglite();
-      const client = pgliteClient(closed);
-      await migrate(client, 'closed');
-      await closePglite(closed);
-      return new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'closed' }), {
-        tracker: new WriteTracker(),
-        table: 'search',
-      });
+      const closed = await searchIndexFile();
+      await closed.close();
+      return new CachingSearchIndex(closed, { tracker: new WriteTracker(), table: 'search' });
     },
   });
 });
@@ -250,23 +235,25 @@ describe('once the store is closed', () => {
 
 describe('the caching search index', () => {
   it('keeps a result until its own write changes the index', async () => {
-    const db = await openPglite();
-    const client = pgliteClient(db);
-    await migrate(client, 'search_cache');
+    const base = await searchIndexFile();
     const t = new WriteTracker();
-    const index = new CachingSearchIndex(new PostgresSearchIndex(client, { schema: 'search_cache' }), { tracker: t, table: 'search' });
+    const index = new CachingSearchIndex(base, { tracker: t, table: 'search' });
     const q = { q: 'strangulation', jurisdictions: null, corpus: null, asOf: '2024-06-01', limit: 10 };
     await index.upsert([searchDoc({ key: '22-404.05', body: 'Strangulation is a felony.' })]);
 
     const first = await index.search(q);
-    await client.query('DELETE FROM search_cache.search_documents'); // unannounced: the cache may not notice...
+    await base.workers.exec('DELETE FROM search_docs'); // unannounced, on the file's writer: the cache may not notice...
     const cachedAnswer = await index.search(q);
+    const behind = await base.search(q);
     await index.upsert([searchDoc({ key: '22-404.06', body: 'Strangulation of a minor.' })]); // ...an announced write ends it
     const fresh = await index.search(q);
-    await closePglite(db);
+    const uncached = await base.search(q);
+    await base.close();
 
     expect(first.map((h) => h.citation.key)).toEqual(['22-404.05']);
+    expect(behind).toEqual([]);
     expect(cachedAnswer).toBe(first);
     expect(fresh.map((h) => h.citation.key)).toEqual(['22-404.06']);
+    expect(uncached).toEqual(fresh);
   });
 });

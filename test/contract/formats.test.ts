@@ -1,5 +1,5 @@
 /**
- * The filing-format registry against the real adapters (DynamoDB adapter on dynalite, search on PGlite) holding the
+ * The filing-format registry against the real adapters (DynamoDB adapter on dynalite, SQLite search) holding the
  * bundled FRAP (the 2024 text and the Title 28 Appendix editions 2007-2012) and North Dakota rules: every bundled
  * record validates; a wrong quote, a wrong pin, a pin out of its period, a missing rule are refused with messages
  * naming file, field and quote; the records in force on a date are answered; a record goes stale when a changed rule

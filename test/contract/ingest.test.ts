@@ -1,13 +1,16 @@
 /**
- * The ingest engine and the ingest job against the real adapters (DynamoDB adapter on dynalite, PostgreSQL search on
- * PGlite) with the real sample data: editions in any order, an edition between two loaded ones, re-runs, crashes
+ * The ingest engine and the ingest job against the real adapters (DynamoDB adapter on dynalite, the SQLite search
+ * index) with the real sample data: editions in any order, an edition between two loaded ones, re-runs, crashes
  * after any write, two ingests at once, and bad input.
  *
  * One embedded store set per file. Each test works in sandboxes of its own: fresh tables on the same dynalite and a
- * fresh schema on the same PGlite, built by the production adapters (or cloned item by item from another sandbox).
+ * search index on a file of its own, built by the production adapters (or cloned from another sandbox).
  */
 import { spawn } from 'node:child_process';
-import { hostname } from 'node:os';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -30,9 +33,7 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { migrate } from '#stores/postgres/migrations.ts';
-import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
-import type { SqlClient } from '#stores/postgres/sql-client.ts';
+import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
@@ -54,39 +55,53 @@ const dcRef = (key: string): SectionRef => ({ jurisdiction: 'dc', corpus: 'statu
 
 let stores: DynaliteStores;
 let doc: DynamoDBDocumentClient;
-let sql: SqlClient;
+/** The sandboxes' search index files, and the indexes open on them (closed at the end). */
+let sandboxDir: string;
+const sandboxIndexes: SqliteSearchIndex[] = [];
 
 beforeAll(async () => {
   stores = await openDynaliteStores();
   doc = createDocumentClient(stores.dynamo);
-  sql = stores.sql;
+  sandboxDir = await mkdtemp(join(tmpdir(), 'asof-ingest-'));
 });
 
 afterAll(async () => {
   doc?.destroy();
+  await Promise.all(sandboxIndexes.map((index) => index.close()));
   await stores?.close();
+  if (sandboxDir) await rm(sandboxDir, { recursive: true, force: true });
 });
 
-/** Everything an ingest, a re-run and an audit need, on tables and a schema no other sandbox sees. */
+/** Everything an ingest, a re-run and an audit need, on tables and a search index no other sandbox sees. */
 interface Sandbox extends IngestDeps {
   ops: OpsStore;
   table: string;
-  schema: string;
+  /** The search index itself (its file's rows are compared and restored below the port). */
+  index: SqliteSearchIndex;
+  file: string;
 }
 
 let sandboxCount = 0;
 
-async function openSandbox(): Promise<Sandbox> {
+/** A quoted SQL string literal. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** Fresh tables and a search index on a new file: empty, or a copy of `copyOf`'s index. */
+async function openSandbox(copyOf?: Sandbox): Promise<Sandbox> {
   const n = ++sandboxCount;
   const tables = tableNames(`ingest-${n}`);
-  const schema = `ingest_${n}`;
+  const file = join(sandboxDir, `search-${n}.sqlite`);
   await ensureTables(doc, { versions: tables.versions, ops: tables.ops });
-  await migrate(sql, schema);
+  // VACUUM INTO writes a consistent copy of the whole database (rows, FTS index, impact lists) to a new file.
+  if (copyOf) await copyOf.index.workers.exec(`VACUUM INTO ${literal(file)}`);
+  const index = await SqliteSearchIndex.open(file, { readers: 1 });
+  sandboxIndexes.push(index);
   return {
     table: tables.versions,
-    schema,
+    index,
+    file,
     versions: new DynamoVersionStore(doc, tables.versions),
-    search: new PostgresSearchIndex(sql, { schema }),
+    search: index,
     ops: new DynamoOpsStore(doc, tables.ops),
     now: clock(),
   };
@@ -105,7 +120,7 @@ async function rawItems(table: string): Promise<Record<string, unknown>[]> {
 
 /** A new sandbox holding exactly the items and search rows of `from` (cheaper than ingesting the same editions again). */
 async function cloneSandbox(from: Sandbox): Promise<Sandbox> {
-  const to = await openSandbox();
+  const to = await openSandbox(from);
   const items = await rawItems(from.table);
   for (let i = 0; i < items.length; i += 25) {
     const out = await doc.send(
@@ -113,8 +128,6 @@ async function cloneSandbox(from: Sandbox): Promise<Sandbox> {
     );
     expect(Object.keys(out.UnprocessedItems ?? {})).toEqual([]);
   }
-  const columns = (await searchColumns(from.schema)).join(', ');
-  await sql.query(`INSERT INTO "${to.schema}".search_documents (${columns}) SELECT ${columns} FROM "${from.schema}".search_documents`);
   return to;
 }
 
@@ -137,32 +150,35 @@ async function restoreSandbox(s: Sandbox, base: Sandbox, baseItems: readonly Rec
     const out = await doc.send(new BatchWriteCommand({ RequestItems: { [s.table]: requests.slice(i, i + 25) } }));
     expect(Object.keys(out.UnprocessedItems ?? {})).toEqual([]);
   }
-  const columns = await searchColumns(base.schema);
-  const row = (alias: string) => `ROW(${columns.map((c) => `${alias}.${c}`).join(', ')})`;
-  await sql.query(
-    `DELETE FROM "${s.schema}".search_documents t WHERE NOT EXISTS (SELECT 1 FROM "${base.schema}".search_documents b WHERE ${row('b')} IS NOT DISTINCT FROM ${row('t')})`,
-  );
-  await sql.query(
-    `INSERT INTO "${s.schema}".search_documents (${columns.join(', ')}) SELECT ${columns.map((c) => `b.${c}`).join(', ')} FROM "${base.schema}".search_documents b
-     WHERE NOT EXISTS (SELECT 1 FROM "${s.schema}".search_documents t WHERE t.id = b.id)`,
-  );
-}
-
-async function searchColumns(schema: string): Promise<string[]> {
-  const { rows } = await sql.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'search_documents' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
-    [schema],
-  );
-  return rows.map((r) => r.column_name);
+  // The search rows, on the index's own writer (its triggers keep the FTS index in step): the documents that differ
+  // from base's go, and base's documents now missing are copied over.
+  await s.index.workers.exec(`
+    ATTACH DATABASE ${literal(base.file)} AS base;
+    DELETE FROM main.search_docs WHERE doc NOT IN (
+      SELECT d.doc FROM main.search_docs d JOIN main.search_text t ON t.doc = d.doc
+      JOIN base.search_docs bd ON bd.id = d.id JOIN base.search_text bt ON bt.doc = bd.doc
+      WHERE (d.jurisdiction, d.corpus, d.key, d.valid_from, d.valid_to, t.catchline, t.body, t.hit)
+          = (bd.jurisdiction, bd.corpus, bd.key, bd.valid_from, bd.valid_to, bt.catchline, bt.body, bt.hit));
+    INSERT INTO main.search_docs (id, jurisdiction, corpus, key, valid_from, valid_to)
+      SELECT id, jurisdiction, corpus, key, valid_from, valid_to FROM base.search_docs WHERE id NOT IN (SELECT id FROM main.search_docs);
+    INSERT INTO main.search_text (doc, catchline, body, hit)
+      SELECT d.doc, bt.catchline, bt.body, bt.hit FROM main.search_docs d
+      JOIN base.search_docs bd ON bd.id = d.id JOIN base.search_text bt ON bt.doc = bd.doc
+      WHERE d.doc NOT IN (SELECT doc FROM main.search_text);
+    DETACH DATABASE base;
+  `);
 }
 
 // ---- what a store holds -----------------------------------------------------------------------------------------
 
+/** A search document as its file holds it (the body as its MD5; `hit`: the hit's fields, JSON). */
 interface SearchRow {
   id: string;
-  version_label: string;
-  valid_from: string;
-  valid_to: string;
+  scope: string;
+  valid_from: number;
+  valid_to: number;
+  catchline: string;
+  hit: string;
   body_md5: string;
 }
 
@@ -176,16 +192,17 @@ interface StoreState {
 const versionOrder = (a: SectionVersion, b: SectionVersion) =>
   refId(a.citation).localeCompare(refId(b.citation)) || a.validFrom.localeCompare(b.validFrom);
 
-async function stateOf(s: Pick<Sandbox, 'versions' | 'schema'>): Promise<StoreState> {
+async function stateOf(s: { versions: VersionStore; index: Pick<SqliteSearchIndex, 'workers'> }): Promise<StoreState> {
   const versions: SectionVersion[] = [];
   for await (const v of s.versions.scanVersions()) versions.push(v);
   const histories: KeyHistory[] = [];
   for await (const h of s.versions.scanHistories()) histories.push(h);
   const editions = (await Promise.all(COLLECTIONS.map((c) => s.versions.listEditions(c.id)))).flat();
-  const { rows: search } = await sql.query<SearchRow>(
-    `SELECT id, version_label, valid_from_date::text AS valid_from, valid_to_date::text AS valid_to, md5(body) AS body_md5
-     FROM "${s.schema}".search_documents ORDER BY id`,
+  const rows = await s.index.workers.writerAll<Omit<SearchRow, 'body_md5'> & { body: string }>(
+    `SELECT d.id, d.jurisdiction || '/' || d.corpus || '/' || d.key AS scope, d.valid_from, d.valid_to, t.catchline, t.hit, t.body
+     FROM search_docs d JOIN search_text t ON t.doc = d.doc ORDER BY d.id`,
   );
+  const search = rows.map(({ body, ...row }) => ({ ...row, body_md5: createHash('md5').update(body).digest('hex') }));
   return {
     versions: versions.sort(versionOrder),
     histories: histories.sort((a, b) => `${a.jurisdiction}#${a.corpus}#${a.key}`.localeCompare(`${b.jurisdiction}#${b.corpus}#${b.key}`)),
@@ -807,14 +824,14 @@ describe('two ingest jobs at once on one store', () => {
       { put: 39, setValidTo: 0, delete: 0 },
       { put: 5, setValidTo: 5, delete: 0 },
     ]);
-    const afterFirst = await stateOf({ versions: stores.versions, schema: 'search' });
+    const afterFirst = await stateOf({ versions: stores.versions, index: stores.sqliteSearch });
 
     const second = await runIngest(deps, request);
     expect(second.map((r) => [r.changedKeys, r.writes])).toEqual([
       [0, { put: 0, setValidTo: 0, delete: 0 }],
       [0, { put: 0, setValidTo: 0, delete: 0 }],
     ]);
-    expect(await stateOf({ versions: stores.versions, schema: 'search' })).toEqual(afterFirst);
+    expect(await stateOf({ versions: stores.versions, index: stores.sqliteSearch })).toEqual(afterFirst);
   });
 });
 

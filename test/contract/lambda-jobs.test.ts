@@ -1,6 +1,6 @@
 /**
  * The scheduled jobs' functions (functions/lambda/jobs/), run for real: DynamoDB stores from the environment a deployed
- * job function gets (tables on dynalite through AWS_ENDPOINT_URL_DYNAMODB), the embedded PostgreSQL search index in
+ * job function gets (tables on dynalite through AWS_ENDPOINT_URL_DYNAMODB), the embedded SQLite search index in
  * place of OpenSearch, the bundled sample's files through the SourceFiles port (local files; and once through the S3
  * reader against the local S3 fake). The metrics are read from the EMF lines Powertools writes.
  *

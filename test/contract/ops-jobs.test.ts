@@ -1,12 +1,15 @@
 /**
- * The operations jobs against the real adapters (DynamoDB adapter on dynalite, PostgreSQL search on PGlite) holding
+ * The operations jobs against the real adapters (DynamoDB adapter on dynalite, the SQLite search index) holding
  * the whole bundled sample: the quality audit and its corruptions, the coverage cache, the corpus health probe.
  *
  * One embedded store set per file, loaded once with the sample through the ingest job. A test that changes data
- * works on a clone (fresh tables on the same dynalite, a fresh schema on the same PGlite); a test of cached state
+ * works on a clone (fresh tables on the same dynalite, a copy of the search index's file); a test of cached state
  * gets a fresh ops table. The tests that stop the store run last.
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,9 +29,7 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { migrate } from '#stores/postgres/migrations.ts';
-import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
-import type { SqlClient } from '#stores/postgres/sql-client.ts';
+import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample/', import.meta.url));
@@ -47,15 +48,17 @@ const plusSeconds = (base: Date, seconds: number) => new Date(base.getTime() + s
 
 let stores: DynaliteStores;
 let doc: DynamoDBDocumentClient;
-let sql: SqlClient;
+/** The sandboxes' search index files, and the indexes open on them (closed at the end). */
+let sandboxDir: string;
+const sandboxIndexes: SqliteSearchIndex[] = [];
 /** The sample as loaded, read back once. */
 let sampleVersions: SectionVersion[];
 
 beforeAll(async () => {
-  // Search on PostgreSQL: the sandboxes below are schemas of the same PGlite, cloned from the sample's rows.
+  // The sandboxes below each have a search index file of their own, copied from the sample's.
   stores = await openDynaliteStores();
   doc = createDocumentClient(stores.dynamo);
-  sql = stores.sql;
+  sandboxDir = await mkdtemp(join(tmpdir(), 'asof-ops-jobs-'));
   const deps = { versions: stores.versions, search: stores.search, ops: stores.ops, now: () => LOADED_AT };
   for (const request of SAMPLE_INGESTS) await runIngest(deps, request);
   sampleVersions = await versionsOf(stores.versions);
@@ -63,7 +66,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   doc?.destroy();
+  await Promise.all(sandboxIndexes.map((index) => index.close()));
   await stores?.close();
+  if (sandboxDir) await rm(sandboxDir, { recursive: true, force: true });
 });
 
 interface Sandbox {
@@ -71,7 +76,6 @@ interface Sandbox {
   search: SearchIndex;
   ops: OpsStore;
   table: string;
-  schema: string;
 }
 
 let sandboxCount = 0;
@@ -82,24 +86,27 @@ async function freshOps(): Promise<OpsStore> {
   return new DynamoOpsStore(doc, table);
 }
 
-async function openSandbox(): Promise<Sandbox> {
+/** Fresh tables and a search index on a file of its own: empty, or a copy of the sample's index (`fromSample`). */
+async function openSandbox(fromSample = false): Promise<Sandbox> {
   const n = ++sandboxCount;
   const tables = tableNames(`ops-jobs-${n}`);
-  const schema = `ops_jobs_${n}`;
+  const file = join(sandboxDir, `search-${n}.sqlite`);
   await ensureTables(doc, { versions: tables.versions, ops: tables.ops });
-  await migrate(sql, schema);
+  // VACUUM INTO writes a consistent copy of the whole database (its rows, FTS index and impact lists) to a new file.
+  if (fromSample) await stores.sqliteSearch.workers.exec(`VACUUM INTO '${file.replaceAll("'", "''")}'`);
+  const search = await SqliteSearchIndex.open(file, { readers: 1 });
+  sandboxIndexes.push(search);
   return {
     versions: new DynamoVersionStore(doc, tables.versions),
-    search: new PostgresSearchIndex(sql, { schema }),
+    search,
     ops: new DynamoOpsStore(doc, tables.ops),
     table: tables.versions,
-    schema,
   };
 }
 
 /** A sandbox holding exactly the sample as loaded (its version items and search rows; a fresh ops table). */
 async function sampleClone(): Promise<Sandbox> {
-  const to = await openSandbox();
+  const to = await openSandbox(true);
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -113,11 +120,7 @@ async function sampleClone(): Promise<Sandbox> {
     );
     expect(Object.keys(out.UnprocessedItems ?? {})).toEqual([]);
   }
-  const { rows } = await sql.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_schema = 'search' AND table_name = 'search_documents' AND is_generated = 'NEVER'`,
-  );
-  const columns = rows.map((r) => r.column_name).join(', ');
-  await sql.query(`INSERT INTO "${to.schema}".search_documents (${columns}) SELECT ${columns} FROM search.search_documents`);
+  expect(await to.search.count()).toBe(sampleVersions.length);
   return to;
 }
 
@@ -933,7 +936,7 @@ describe('corpus health', () => {
 // ---- 4. the store goes away (last: nothing runs on these stores after this) ---------------------------------------
 
 describe('when the store stops', () => {
-  it('health: a probe records search_unreachable when PostgreSQL is gone; everything reads unhealthy once DynamoDB is gone', async () => {
+  it('health: a probe records search_unreachable when the search index is gone; everything reads unhealthy once DynamoDB is gone', async () => {
     // Prepare: verdicts on the shared ops table; a coverage service that has read the numbers once
     const T1 = new Date('2026-11-22T13:00:00.000Z');
     const deps = { versions: stores.versions, search: stores.search, ops: stores.ops };

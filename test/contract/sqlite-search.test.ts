@@ -8,7 +8,7 @@ import { ftsQuery } from '#stores/sqlite/fts-query.ts';
 import { isDamaged, RepairingSearchIndex } from '#stores/sqlite/repairing-index.ts';
 import { SqliteSearchIndex, type SqliteSearchIndexOptions } from '#stores/sqlite/search-index.ts';
 import { isDamage } from '#stores/sqlite/sqlite-workers.ts';
-import { describeSearchIndexContract, searchDoc } from './search-index.contract.ts';
+import { describeSearchIndexContract, loadSampleDocuments, searchDoc } from './search-index.contract.ts';
 
 const dirs: string[] = [];
 const tempFile = async (): Promise<string> => {
@@ -148,6 +148,117 @@ describe('SqliteSearchIndex specifics', () => {
     } finally {
       await again.close();
     }
+  });
+});
+
+describe('SqliteSearchIndex: what a query means, on long bodies and on the sample', () => {
+  const opened: SqliteSearchIndex[] = [];
+  const fresh = async () => {
+    const index = await SqliteSearchIndex.open(await tempFile());
+    opened.push(index);
+    return index;
+  };
+  afterAll(async () => {
+    await Promise.all(opened.map((index) => index.close()));
+  });
+  const keys = (hits: { citation: { key: string } }[]) => hits.map((h) => h.citation.key);
+
+  it('matches quoted phrases in order; `or` and `-` do not weaken AND', async () => {
+    const index = await fresh();
+    await index.upsert([
+      searchDoc({ key: 'phrase', body: 'The security deposit shall be returned to the tenant.' }),
+      searchDoc({ key: 'apart', body: 'A deposit of security is required of the tenant.' }),
+    ]);
+
+    expect(keys(await index.search(query('"security deposit"')))).toEqual(['phrase']);
+    expect(keys(await index.search(query('"deposit security"')))).toEqual([]);
+    expect(keys(await index.search(query('tenant or landlord')))).toEqual([]);
+    expect(keys(await index.search(query('-security tenant'))).sort()).toEqual(['apart', 'phrase']);
+  });
+
+  it('counts a repeated word once: the same hits, ranks and snippets as the word said once', async () => {
+    const index = await fresh();
+    await index.upsert(loadSampleDocuments());
+    await index.refresh();
+    const hits = async (q: string) => (await index.search(query(q, { asOf: '2023-06-01' }))).map((h) => [h.citation.key, h.snippet]);
+
+    const once = await hits('council');
+
+    expect(once.length).toBeGreaterThan(1);
+    expect(await hits('council Council councils council')).toEqual(once);
+    expect(await hits(Array(32).fill('council').join(' '))).toEqual(once);
+  });
+
+  it('stems as Porter does: strangled and strangulation are different words, strangulations the same', async () => {
+    const index = await fresh();
+    await index.upsert([searchDoc({ key: 'noun', body: 'Strangulation is a felony.' })]);
+
+    expect(await index.search(query('strangled'))).toEqual([]);
+    expect(keys(await index.search(query('strangulations')))).toEqual(['noun']);
+  });
+
+  it('stores 150 KB bodies (an upsert again is no change) and highlights a match near their end', async () => {
+    const index = await fresh();
+    const real = loadSampleDocuments().find((d) => d.citation.key === '28-3814')!.bodyText;
+    const body = `${real} ${real} ${real} ${real}`.slice(0, 150_000);
+    const docs = Array.from({ length: 12 }, (_, i) => searchDoc({ key: `big-${String(i).padStart(2, '0')}`, body: `${body} zygote${i}` }));
+
+    await index.upsert(docs);
+    await index.upsert(docs);
+
+    expect(await index.count()).toBe(12);
+    const [hit] = await index.search(query('zygote7'));
+    expect(hit?.citation.key).toBe('big-07');
+    expect(hit?.snippet).toContain('<b>zygote7</b>');
+  });
+
+  it('finds the snippet of a long body after words that only look like the term', async () => {
+    const index = await fresh();
+    const filler = 'The Council shall publish the annual report of the Office. '.repeat(60);
+    await index.upsert([
+      // "citizens" begins like "city" but is another word: the snippet is around the word that matched.
+      searchDoc({ key: 'deep', body: `All citizens may apply. ${filler} The city shall maintain the register.` }),
+      // Matched on the catchline only: the snippet is the body's first words.
+      searchDoc({ key: 'title', catchline: 'City register.', body: filler }),
+    ]);
+
+    const hits = await index.search(query('city'));
+
+    expect(keys(hits)).toEqual(['title', 'deep']);
+    expect(hits[1]!.snippet).toContain('The <b>city</b> shall maintain the register');
+    expect(hits[0]!.snippet).toMatch(/^The Council shall publish/);
+    expect(hits[0]!.snippet).not.toContain('<b>');
+  });
+
+  it('answers on the sample corpus fast enough', async () => {
+    const index = await fresh();
+    await index.upsert(loadSampleDocuments());
+    await index.refresh();
+    const queries = [
+      'district',
+      'council',
+      'strangulation',
+      'debt collector',
+      'united states code',
+      'mayor',
+      'vessel',
+      'public record exemption',
+      'budget',
+      'person',
+    ];
+    for (const q of queries) await index.search(query(q, { asOf: '2023-06-01' }));
+
+    const times: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      for (const q of queries) {
+        const start = performance.now();
+        await index.search(query(q, { asOf: '2023-06-01', limit: 10 }));
+        times.push(performance.now() - start);
+      }
+    }
+    times.sort((a, b) => a - b);
+
+    expect(times[Math.floor(times.length / 2)]!).toBeLessThan(50);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Every Tennessee and Mississippi title file the repo carries (data/states: five titles of TN releases 72–76 and MS
  * releases 72–78, the publisher's structured HTML) through the ingest job into the real adapters (DynamoDB adapter on
- * dynalite, PostgreSQL search on PGlite): all of them with no error; a re-run that changes nothing; the same stored
+ * dynalite, the SQLite search index): all of them with no error; a re-run that changes nothing; the same stored
  * state whatever order the files arrive in; versions across releases; statuses; provenance; and a file the reader
  * cannot read, or a section it cannot.
  */
@@ -21,8 +21,7 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { migrate } from '#stores/postgres/migrations.ts';
-import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
+import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const STATES = fileURLToPath(new URL('../../data/states/', import.meta.url));
@@ -43,19 +42,23 @@ beforeAll(async () => {
 
 afterAll(async () => {
   doc?.destroy();
+  await Promise.all(indexes.map((index) => index.close()));
   await stores?.close();
   await rm(tmp, { recursive: true, force: true });
 });
 
 let sandboxes = 0;
+/** The sandboxes' search indexes, each on a file of its own in `tmp` (closed at the end). */
+const indexes: SqliteSearchIndex[] = [];
 async function openSandbox(): Promise<IngestJobDeps> {
   const n = ++sandboxes;
   const tables = tableNames(`states-${n}`);
   await ensureTables(doc, { versions: tables.versions, ops: tables.ops });
-  await migrate(stores.sql, `states_${n}`);
+  const search = await SqliteSearchIndex.open(join(tmp, `search-${n}.sqlite`), { readers: 1 });
+  indexes.push(search);
   return {
     versions: new DynamoVersionStore(doc, tables.versions),
-    search: new PostgresSearchIndex(stores.sql, { schema: `states_${n}` }),
+    search,
     ops: new DynamoOpsStore(doc, tables.ops),
     now: () => INGESTED_AT,
   };

@@ -2,7 +2,7 @@
  * The scheduled US Code fetch's Lambda steps (functions/lambda/jobs/uscode-*.ts), run for real against a local fake
  * of the publisher (test/support/fake-olrc.ts: the repo's real title zips in OLRC's layout), a local S3 that checks
  * checksums as S3 does (test/support/fake-s3.ts, reached through the SDK's endpoint override) and the embedded stores
- * (DynamoDB on dynalite, as a deployed job function reaches it; the PGlite search index in place of OpenSearch).
+ * (DynamoDB on dynalite, as a deployed job function reaches it; the SQLite search index in place of OpenSearch).
  * Each test drives the steps as the state machine does (lib/uscode-fetch-machine.ts): check → a download per title →
  * an ingest per title → finish.
  *

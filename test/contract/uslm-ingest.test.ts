@@ -1,6 +1,6 @@
 /**
  * Every US Code title file the repo carries (data/uslm/olrc: OLRC's release-point zips, 23 titles at 113-31 and 117-80)
- * through the ingest job into the real adapters (DynamoDB adapter on dynalite, PostgreSQL search on PGlite): all of
+ * through the ingest job into the real adapters (DynamoDB adapter on dynalite, the SQLite search index): all of
  * them, with no error and no section skipped; a re-run that changes nothing; the same stored state whatever order the
  * files arrive in; each version's provenance, the release point it was first read from; and what a section the
  * reader cannot read, or a corrupt zip, does to an ingest.
@@ -21,8 +21,7 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { DynamoOpsStore } from '#stores/dynamodb/ops-store.ts';
 import { ensureTables, tableNames } from '#stores/dynamodb/tables.ts';
 import { DynamoVersionStore } from '#stores/dynamodb/version-store.ts';
-import { migrate } from '#stores/postgres/migrations.ts';
-import { PostgresSearchIndex } from '#stores/postgres/search-index.ts';
+import { SqliteSearchIndex } from '#stores/sqlite/search-index.ts';
 import { type DynaliteStores, openDynaliteStores } from '../support/dynalite-stores.ts';
 
 const OLRC = fileURLToPath(new URL('../../data/uslm/olrc/download/releasepoints/us/pl/', import.meta.url));
@@ -48,20 +47,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   doc?.destroy();
+  await Promise.all(indexes.map((index) => index.close()));
   await stores?.close();
   await rm(tmp, { recursive: true, force: true });
 });
 
 let sandboxes = 0;
-/** Tables and a search schema of its own on the file's store. */
+/** The sandboxes' search indexes, each on a file of its own in `tmp` (closed at the end). */
+const indexes: SqliteSearchIndex[] = [];
+/** Tables of its own on the file's store, and a search index of its own. */
 async function openSandbox(): Promise<IngestJobDeps> {
   const n = ++sandboxes;
   const tables = tableNames(`uslm-${n}`);
   await ensureTables(doc, { versions: tables.versions, ops: tables.ops });
-  await migrate(stores.sql, `uslm_${n}`);
+  const search = await SqliteSearchIndex.open(join(tmp, `search-${n}.sqlite`), { readers: 1 });
+  indexes.push(search);
   return {
     versions: new DynamoVersionStore(doc, tables.versions),
-    search: new PostgresSearchIndex(stores.sql, { schema: `uslm_${n}` }),
+    search,
     ops: new DynamoOpsStore(doc, tables.ops),
     now: () => INGESTED_AT,
   };

@@ -1,10 +1,10 @@
 import type { Client } from '@opensearch-project/opensearch';
+import { parseKeywords } from '#law/keywords.ts';
 import { OPEN_END, OPEN_END_DATE } from '#law/model.ts';
 import type { SearchDocument, SearchHit, SearchIndex, SearchQuery } from '#law/ports.ts';
 import { HIT_CLOSE, HIT_OPEN, renderSnippet } from '#law/snippet.ts';
 import { localDateOf } from '#shared/dates.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
-import { parseKeywords } from '#stores/postgres/search-index.ts';
 
 /**
  * The SearchIndex on OpenSearch (the production search in AWS). One document per version, id

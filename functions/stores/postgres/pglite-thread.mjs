@@ -42,7 +42,8 @@ const failure = (err) => ({
 /** The database: unset only if it failed to start, after which the parent sends nothing but `close`. @type {PGlite} */
 let db;
 try {
-  // The extensions the migrations use (functions/stores/postgres/migrations.ts), as openPglite loads them.
+  // btree_gin, as openPglite loads it: a data dir from before the SQLite search index still holds the old PostgreSQL
+  // search schema, whose index uses it.
   db = await PGlite.create({ ...(dataDir && { dataDir }), postgresqlconf: settings, extensions: { btree_gin } });
   parentPort.postMessage({ ready: true });
 } catch (err) {

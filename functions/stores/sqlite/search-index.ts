@@ -258,21 +258,7 @@ export interface SqliteSearchIndexOptions extends SqliteWorkersOptions {
 }
 
 /**
- * Whether better-sqlite3 is installed and its native module loads. It is an optional dependency: its binary comes
- * prebuilt from GitHub or is compiled at install (node-gyp), and an install that could do neither goes on without it.
- */
-export async function sqliteAvailable(): Promise<boolean> {
-  try {
-    const { default: Database } = await import('better-sqlite3');
-    new Database(':memory:').close();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * SearchIndex on SQLite FTS5 (better-sqlite3), the embedded default: one database file, searched by a few reader
+ * SearchIndex on SQLite FTS5 (better-sqlite3), the embedded search: one database file, searched by a few reader
  * threads at once and written by one writer thread (sqlite-workers.ts), so neither a search nor a write runs on the
  * event loop, and a search past its budget is answered 503 while the others go on.
  */
