@@ -51,7 +51,7 @@ describe('corpus health verdicts', () => {
   });
 });
 
-describe("with the SQLite stores stopped under the running server", () => {
+describe('with the SQLite stores stopped under the running server', () => {
   beforeAll(async () => {
     await probeCorpus(server.stores, { force: true });
     expect((await get('/law/lookup?jurisdiction=us&citation=1-1')).status).toBe(200);
