@@ -14,7 +14,12 @@ import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-s
 import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 import { ACCOUNT_SCHEMA, importDynamoItems as importAccounts, SqliteAccountStore } from '#stores/sqlite/account-store.ts';
 import { SqliteDatabase } from '#stores/sqlite/database.ts';
-import { FORMAT_STORE_SCHEMA, importDynamoItems as importFormats, SqliteFormatStore } from '#stores/sqlite/format-store.ts';
+import {
+  FORMAT_STORE_SCHEMA,
+  importDynamoItems as importFormats,
+  isRebuiltDynamoItem as rebuiltFormatItem,
+  SqliteFormatStore,
+} from '#stores/sqlite/format-store.ts';
 import { importDynamoItems as importMeters, METER_SCHEMA, SqliteMeterStore } from '#stores/sqlite/meter-store.ts';
 import { importDynamoItems as importOps, OPS_SCHEMA, SqliteOpsStore } from '#stores/sqlite/ops-store.ts';
 import type { RepairingSearchIndex } from '#stores/sqlite/repairing-index.ts';
@@ -108,7 +113,7 @@ function openDatabasesIn(dir: string): LocalDatabases {
 /** What takes each old table's items in an upgrade (upgrade-data-dir.ts). */
 const importersOn = (dbs: LocalDatabases): ItemImporter[] => [
   { name: 'versions', db: dbs.law, tables: ['versions'], importItems: importVersions },
-  { name: 'formats', db: dbs.law, tables: ['ops'], importItems: importFormats },
+  { name: 'formats', db: dbs.law, tables: ['ops'], importItems: importFormats, rebuilt: rebuiltFormatItem },
   { name: 'accounts', db: dbs.accounts, tables: ['accounts'], importItems: importAccounts },
   { name: 'meters', db: dbs.accounts, tables: ['meters'], importItems: importMeters },
   { name: 'ops', db: dbs.accounts, tables: ['ops'], importItems: importOps },

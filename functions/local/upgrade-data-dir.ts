@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
-import { startDynalite } from '#stores/dynamodb/dynalite.ts';
+import { checkLevelDbFree, LevelDbLockedError, type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { type TableKind, tableNames } from '#stores/dynamodb/tables.ts';
 import type { SqliteDatabase } from '#stores/sqlite/database.ts';
 
@@ -16,7 +16,8 @@ import type { SqliteDatabase } from '#stores/sqlite/database.ts';
  *  2. `store.upgrading/` is renamed `store/` (one rename: a data dir holds either no `store/` or a whole one);
  *  3. `dynamodb/` is renamed `dynamodb.before-sqlite/` (kept for a way back; nothing reads it again).
  *
- * A start that finds `dynamodb/` and no `store/` (re)does the upgrade; one that finds both finishes step 3. The
+ * A start that finds `dynamodb/` and no `store/` (re)does the upgrade; one that finds both finishes step 3. Nothing is
+ * touched while another process holds the old LevelDB (an older asof still serving the data dir). The
  * search index (`search/`) and the case-law replica (`postgres/`) were SQLite and PGlite already and stay as they are.
  */
 
@@ -31,11 +32,16 @@ export interface ItemImporter {
   db: SqliteDatabase;
   tables: readonly TableKind[];
   importItems(db: SqliteDatabase, table: TableKind, items: readonly Record<string, unknown>[]): number;
+  /** Items it does not copy because it writes them again from others it takes (the format records' pin items). */
+  rebuilt?(table: TableKind, item: Record<string, unknown>): boolean;
 }
 
 export interface UpgradeReport {
-  /** Items read from each old table, and how many of them no importer took (they are not carried over). */
-  tables: Record<TableKind, { items: number; imported: number; unrecognized: number }>;
+  /**
+   * Items read from each old table: copied, rebuilt from copied ones (not copied themselves), and of no kind any
+   * importer knows (not carried over).
+   */
+  tables: Record<TableKind, { items: number; imported: number; rebuilt: number; unrecognized: number }>;
   ms: number;
 }
 
@@ -62,41 +68,81 @@ export async function upgradeDataDir(
   if (!existsSync(old)) return null;
   const store = join(dataDir, STORE_DIR);
   if (existsSync(store)) {
-    // Step 3 was cut off: the new files are whole.
-    await rename(old, join(dataDir, KEPT_OLD_DIR));
+    // Step 3 was cut off: the new files are whole. Not under a process still writing the old LevelDB, though.
+    await checkLevelDbFree(old).catch((err: unknown) => {
+      throw lockedFailure(old, err);
+    });
+    const kept = await keepOld(dataDir);
+    log(`asof: finished the upgrade of ${dataDir} to SQLite stores: the old store is kept in ${kept}`);
     return null;
   }
   const started = Date.now();
   const upgrading = join(dataDir, UPGRADING_DIR);
-  await rm(upgrading, { recursive: true, force: true });
-  log(`asof: upgrading ${dataDir} to SQLite stores: copying the keys, meters, ops state and law from ${old}`);
-  const dynalite = await startDynalite({ path: old }).catch((err: unknown) => {
-    throw new Error(`cannot open ${old} to upgrade it: is an older asof still serving this data dir? (${(err as Error).message})`, {
-      cause: err,
-    });
-  });
-  const doc = createDocumentClient(dynalite.access);
-  const opened = openStores(upgrading);
+  // The old LevelDB is opened (and its lock taken) before anything else is touched: a data dir an older asof still
+  // serves is left exactly as it is, and of two new processes starting at once the second does not remove the
+  // first one's `store.upgrading/` under it.
+  let dynalite: RunningDynalite;
+  try {
+    dynalite = await startDynalite({ path: old });
+  } catch (err) {
+    throw lockedFailure(old, err);
+  }
   let report: UpgradeReport;
   try {
-    report = await copyTables(doc, opened.importers, log);
+    log(`asof: upgrading ${dataDir} to SQLite stores: copying the keys, meters, ops state and law from ${old}`);
+    await rm(upgrading, { recursive: true, force: true });
+    // SQLite creates its files, not their folder.
+    await mkdir(upgrading, { recursive: true, mode: 0o700 });
+    const doc = createDocumentClient(dynalite.access);
+    try {
+      const opened = openStores(upgrading);
+      try {
+        report = await copyTables(doc, opened.importers, log);
+      } finally {
+        opened.close();
+      }
+    } finally {
+      doc.destroy();
+    }
   } finally {
-    opened.close();
-    doc.destroy();
     await dynalite.close();
   }
   await rename(upgrading, store);
-  await rename(old, join(dataDir, KEPT_OLD_DIR));
+  const kept = await keepOld(dataDir);
   report.ms = Date.now() - started;
   const moved = Object.entries(report.tables)
-    .map(([table, t]) => `${t.imported.toLocaleString('en-US')} ${table} items`)
+    .map(
+      ([table, t]) =>
+        `${t.imported.toLocaleString('en-US')} ${table} items${t.rebuilt ? ` (and ${t.rebuilt.toLocaleString('en-US')} rebuilt)` : ''}`,
+    )
     .join(', ');
-  log(`asof: upgraded in ${(report.ms / 1000).toFixed(1)} s: ${moved} moved across (the law too; nothing is re-read)`);
+  log(`asof: upgraded in ${(report.ms / 1000).toFixed(1)} s: ${moved} moved across (the law moved across too: nothing is re-read)`);
   for (const [table, t] of Object.entries(report.tables)) {
     if (t.unrecognized) log(`asof: upgrade: ${t.unrecognized} items of the old ${table} table were of no known kind and were left behind`);
   }
-  log(`asof: the old store is kept in ${join(dataDir, KEPT_OLD_DIR)}; delete it once you no longer need the previous release`);
+  log(`asof: the old store is kept in ${kept}; delete it once you no longer need the previous release`);
   return report;
+}
+
+/** The error of an old LevelDB that could not be opened, saying the likely cause when it is the lock. */
+function lockedFailure(old: string, err: unknown): Error {
+  const why =
+    err instanceof LevelDbLockedError
+      ? 'another process holds its lock: is an older asof still serving this data dir? Stop it and start again'
+      : (err as Error).message;
+  return new Error(`cannot open ${old} to upgrade it: ${why} (nothing was changed)`, { cause: err });
+}
+
+/**
+ * Step 3: `dynamodb/` to `dynamodb.before-sqlite/`, or to the first free `dynamodb.before-sqlite-N/` when that is
+ * taken (a data dir that went back to the previous release after an upgrade, which made a new `dynamodb/`, and came
+ * forward again: a rename onto a folder that holds files fails). Returns the path it was kept at.
+ */
+async function keepOld(dataDir: string): Promise<string> {
+  let kept = join(dataDir, KEPT_OLD_DIR);
+  for (let n = 2; existsSync(kept); n++) kept = join(dataDir, `${KEPT_OLD_DIR}-${n}`);
+  await rename(join(dataDir, OLD_DIR), kept);
+  return kept;
 }
 
 async function copyTables(
@@ -107,7 +153,7 @@ async function copyTables(
   const tables = {} as UpgradeReport['tables'];
   let lastProgress = Date.now();
   for (const table of Object.keys(OLD_TABLES) as TableKind[]) {
-    const counts = { items: 0, imported: 0, unrecognized: 0 };
+    const counts = { items: 0, imported: 0, rebuilt: 0, unrecognized: 0 };
     tables[table] = counts;
     const takers = importers.filter((i) => i.tables.includes(table));
     let start: ScanCommandOutput['LastEvaluatedKey'];
@@ -117,15 +163,21 @@ async function copyTables(
       const items = page.Items ?? [];
       let taken = 0;
       for (const importer of takers) taken += importer.importItems(importer.db, table, items);
+      const rebuilt = items.filter((item) => takers.some((i) => i.rebuilt?.(table, item))).length;
       counts.items += items.length;
       counts.imported += taken;
-      counts.unrecognized += Math.max(0, items.length - taken);
+      counts.rebuilt += rebuilt;
+      counts.unrecognized += Math.max(0, items.length - taken - rebuilt);
       start = page.LastEvaluatedKey;
-      if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+      if (start && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
         lastProgress = Date.now();
         log(`asof: upgrading: ${counts.items.toLocaleString('en-US')} items of the ${table} table copied so far`);
       }
     } while (start);
+    const rebuilt = counts.rebuilt ? `, ${counts.rebuilt.toLocaleString('en-US')} rebuilt from them` : '';
+    log(
+      `asof: upgrading: the ${table} table copied (${counts.imported.toLocaleString('en-US')} of ${counts.items.toLocaleString('en-US')} items${rebuilt})`,
+    );
   }
   return { tables, ms: 0 };
 }

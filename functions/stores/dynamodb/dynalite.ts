@@ -4,6 +4,7 @@
  * mock), and the upgrade of a data dir made before the embedded stores moved to SQLite (it reads the old LevelDB
  * once: functions/local/upgrade-data-dir.ts). Nothing serves the API on it.
  */
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import type { LocalDynamoAccess } from './client.ts';
@@ -15,8 +16,40 @@ export interface RunningDynalite {
   close(): Promise<void>;
 }
 
-/** Starts dynalite; on `path`, fails when another process holds that LevelDB's lock. */
+/** The LevelDB of a data dir is held by another process (or by another dynalite in this one). */
+export class LevelDbLockedError extends Error {
+  override readonly name = 'LevelDbLockedError';
+}
+
+interface LevelDb {
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * dynalite opens its LevelDB in the background and answers the first request on a database that failed to open by
+ * throwing from its request handler (an uncaught exception: the process dies with "Database is not open"). So the
+ * LevelDB is opened here first, with dynalite's own copy of `level`, and closed again: a lock held elsewhere fails
+ * this start with an error that says so. Another process that takes the lock in the instant between this close and
+ * dynalite's open is not caught.
+ */
+export async function checkLevelDbFree(path: string): Promise<void> {
+  const requireOfDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+  const { Level } = requireOfDynalite('level') as { Level: new (path: string) => LevelDb };
+  const db = new Level(path);
+  try {
+    await db.open();
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new LevelDbLockedError(`${path} is locked by another process`, { cause: err });
+    throw err;
+  }
+  await db.close();
+}
+
+/** Starts dynalite; on `path`, fails (LevelDbLockedError) when another process holds that LevelDB's lock. */
 export async function startDynalite(options: { path?: string } = {}): Promise<RunningDynalite> {
+  if (options.path) await checkLevelDbFree(options.path);
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.path && { path: options.path }) });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);

@@ -71,6 +71,15 @@ function recordOf(item: Record<string, unknown>): StoredFormatRecord | null {
 }
 
 /**
+ * Whether an item of the old `ops` table is one of DynamoFormatStore's pin items ('format-pins', 'format-pinned'):
+ * not copied by importDynamoItems but written again from the records it takes, so an upgrade counts them as carried
+ * over (rebuilt), not as items of no known kind.
+ */
+export function isRebuiltDynamoItem(table: 'versions' | 'accounts' | 'meters' | 'ops', item: Record<string, unknown>): boolean {
+  return table === 'ops' && (item.pk === 'format-pins' || item.pk === 'format-pinned');
+}
+
+/**
  * Writes the format records of a page scanned from the old `ops` table (document-client items, as DynamoFormatStore
  * wrote them) into law.sqlite, in one transaction, and returns how many it took. Only the record items are taken:
  * a record's pins are written from the record itself, as putRecord writes them, so the old table's pin items
