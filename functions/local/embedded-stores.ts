@@ -13,6 +13,7 @@ import { CachingVersionStore } from '#stores/cache/version-store.ts';
 import { migrateCaseLaw, PostgresCaseLawStore } from '#stores/postgres/caselaw-store.ts';
 import { pgliteClient, type SqlClient } from '#stores/postgres/sql-client.ts';
 import { ACCOUNT_SCHEMA, importDynamoItems as importAccounts, SqliteAccountStore } from '#stores/sqlite/account-store.ts';
+import { WalCheckpointer } from '#stores/sqlite/checkpointer.ts';
 import { SqliteDatabase } from '#stores/sqlite/database.ts';
 import {
   FORMAT_STORE_SCHEMA,
@@ -160,6 +161,19 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     await threads.close();
     throw err;
   }
+  // The WAL checkpoints of both files in a thread of their own, off the requests' commits (checkpointer.ts).
+  let checkpoints: WalCheckpointer;
+  try {
+    checkpoints = await WalCheckpointer.start([dbs.law, dbs.accounts]);
+  } catch (err) {
+    dbs.close();
+    await threads.close();
+    throw err;
+  }
+  const closeDatabases = async () => {
+    await checkpoints.close();
+    dbs.close();
+  };
   const { tracker, pglite, sqlite, timeouts } = threads;
   // The replica's own client, so that its failures are reported as caselaw_unavailable.
   const caselawSql = pgliteClient(pglite, { store: 'caselaw', timeouts });
@@ -194,11 +208,11 @@ export async function openEmbeddedStores(dataDir: string | null, options: Embedd
     databases: dbs,
     sql,
     sqliteSearch: sqlite.index,
-    stopStores: async () => dbs.close(),
+    stopStores: closeDatabases,
     stopSearch,
     stopCaseLaw: () => pglite.close(),
     async close() {
-      dbs.close();
+      await closeDatabases();
       await threads.close();
       await privateAgain();
     },

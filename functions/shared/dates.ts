@@ -49,6 +49,22 @@ const formatOffset = (minutes: number): string => {
 
 /** Local midnight of `date` in `timeZone`, written with that zone's offset: '2024-03-18T00:00:00-04:00'. */
 export function localMidnight(date: string, timeZone: string): string {
+  const key = `${timeZone} ${date}`;
+  let found = midnights.get(key);
+  if (found === undefined) {
+    // Bounded: an ingest asks for the same few dates (its editions' and their versions') many times over.
+    if (midnights.size >= MIDNIGHTS_KEPT) midnights.clear();
+    found = computeLocalMidnight(date, timeZone);
+    midnights.set(key, found);
+  }
+  return found;
+}
+
+/** localMidnight's answers (Intl's offsets are slow to ask for), by time zone and date. */
+const midnights = new Map<string, string>();
+const MIDNIGHTS_KEPT = 4_096;
+
+function computeLocalMidnight(date: string, timeZone: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const utcMidnight = Date.UTC(y, m - 1, d);
   // Two passes settle the offset on DST-change days (changes happen at 02:00 local, after midnight).

@@ -14,6 +14,7 @@ import type { ChargeRequest, UsageRecord } from '#accounts/ports.ts';
 import { windowsAt } from '#accounts/windows.ts';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import { ACCOUNT_SCHEMA, SqliteAccountStore } from '#stores/sqlite/account-store.ts';
+import { WalCheckpointer } from '#stores/sqlite/checkpointer.ts';
 import { SqliteDatabase } from '#stores/sqlite/database.ts';
 import { METER_SCHEMA, SqliteMeterStore } from '#stores/sqlite/meter-store.ts';
 import { OPS_SCHEMA, SqliteOpsStore } from '#stores/sqlite/ops-store.ts';
@@ -270,6 +271,75 @@ describe('accounts.sqlite: what only these adapters promise', () => {
       () => new SqliteOpsStore(db).getCoverage(),
     ]) {
       await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
+    }
+  });
+});
+
+describe('accounts.sqlite: charges of one turn share a commit, checkpoints run in a thread', () => {
+  it('commits the charges of one turn together, a failing one undoing only itself', async () => {
+    // Prepare: one connection's meter, and a second connection counting commits (data_version moves once per commit)
+    const file = await newFile();
+    const db = open(file);
+    const meters = new SqliteMeterStore(db);
+    const other = new Database(file, { readonly: true });
+    const commits = () => other.pragma('data_version', { simple: true }) as number;
+    const before = commits();
+
+    // Act: twelve charges in one turn, one of them larger than its ceiling and one that breaks the store's invariant
+    const ceilings = { perMinute: 100, daily: 1_000, monthly: 10_000 };
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 10 }, (_, i) => meters.charge(charge({ requestId: `turn-${i}`, ceilings }))),
+      meters.charge(charge({ requestId: 'too-large', units: 2_000, ceilings })),
+      meters.charge(charge({ requestId: 'broken', units: Number.NaN, ceilings })),
+    ]);
+    const after = commits();
+    other.close();
+
+    // Assess: one commit; the ten counted, the large one refused, the broken one rejected and written nowhere
+    expect(after - before).toBe(1);
+    expect(outcomes.slice(0, 10).every((o) => o.status === 'fulfilled' && o.value.admitted)).toBe(true);
+    expect(outcomes[10]).toMatchObject({ status: 'fulfilled', value: { admitted: false, exceeded: 'day' } });
+    expect(outcomes[11]!.status).toBe('rejected');
+    expect(await meters.usage('key_a', NOON)).toEqual({ minute: 10, day: 10, month: 10 });
+    expect(await meters.refund({ keyId: 'key_a', requestId: 'broken', units: 1, windows: NOON })).toBe(false);
+  });
+
+  it('fails every charge of a turn busy when another connection holds the lock, then counts again', async () => {
+    const file = await newFile();
+    const meters = new SqliteMeterStore(open(file, 100));
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const outcomes = await Promise.allSettled([meters.charge(charge()), meters.charge(charge())]);
+    other.exec('ROLLBACK');
+    other.close();
+    for (const o of outcomes) expect((o as PromiseRejectedResult).reason).toMatchObject({ store: 'accounts', reason: 'busy' });
+    expect((await meters.charge(charge())).admitted).toBe(true);
+    expect(await meters.usage('key_a', NOON)).toMatchObject({ minute: 1 });
+  });
+
+  it('checkpoints the WAL from its own thread, the connection’s own checkpoints raised to a backstop', async () => {
+    // Prepare: a file written by one connection whose checkpoints the thread took over
+    const file = await newFile();
+    const db = open(file);
+    const checkpoints = await WalCheckpointer.start([db], { intervalMs: 60_000 });
+    try {
+      const meters = new SqliteMeterStore(db);
+      const probe = new Database(file);
+      expect(probe.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
+      for (let i = 0; i < 1_500; i++) await meters.charge(charge({ keyId: `key_${i}`, requestId: `wal-${i}` }));
+      // Assess: past SQLite's own threshold (1,000 pages) nothing was checkpointed by the commits…
+      const waiting = probe.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+      expect(waiting[0]!.log).toBeGreaterThan(1_000);
+      probe.close();
+      // …and the thread folds the WAL back into the file
+      await checkpoints.checkpoint();
+      const reader = new Database(file, { readonly: true });
+      const done = reader.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+      reader.close();
+      expect(done[0]!.checkpointed).toBe(done[0]!.log);
+      expect(await meters.usage('key_1499', NOON)).toEqual({ minute: 1, day: 1, month: 1 });
+    } finally {
+      await checkpoints.close();
     }
   });
 });

@@ -2,6 +2,7 @@ import { type Stats, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '#shared/errors.ts';
 import type { ChangeStamps } from '#stores/cache/change-stamps.ts';
+import type { CheckpointedDatabase } from './checkpointer.ts';
 import { isDamage } from './sqlite-workers.ts';
 
 /**
@@ -40,7 +41,15 @@ const BUSY_CODE = /^SQLITE_(BUSY|LOCKED)/;
 const FILE_CHECK_INTERVAL_MS = 1_000;
 const SQLITE_HEADER_BYTES = 100;
 
-export class SqliteDatabase implements ChangeStamps {
+/**
+ * The automatic checkpoint of a connection whose checkpoints a thread of their own runs (checkpointer.ts): far past
+ * where that thread keeps the WAL, so that only a thread stalled or gone lets a commit here checkpoint.
+ */
+const BACKSTOP_CHECKPOINT_PAGES = 16_000;
+/** A WAL grown past this (under a long read, or a large ingest batch) is cut back to it when it starts over. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;
+
+export class SqliteDatabase implements ChangeStamps, CheckpointedDatabase {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly dataVersion: Database.Statement;
@@ -54,6 +63,8 @@ export class SqliteDatabase implements ChangeStamps {
    */
   private opened: Stats | null = null;
   private lastFileCheck = 0;
+  /** Writes waiting for the group of their turn (writeGrouped). */
+  private readonly grouped: { work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }[] = [];
 
   private constructor(
     db: Database.Database,
@@ -81,6 +92,7 @@ export class SqliteDatabase implements ChangeStamps {
       // WAL with NORMAL: a commit survives a crash of the process (not of the machine, the last few may roll back).
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       const opened = new SqliteDatabase(db, file, options.store, options.label);
       opened.migrate(options.schemas);
       if (file !== ':memory:' && file !== '') opened.opened = statSync(file);
@@ -101,6 +113,11 @@ export class SqliteDatabase implements ChangeStamps {
     return statement;
   }
 
+  /** CheckpointedDatabase: a thread of its own now checkpoints this file; commits here checkpoint only as a backstop. */
+  handOffCheckpoints(): void {
+    this.run(() => this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`));
+  }
+
   /** Runs reads; a failure of the file (busy, damaged, closed, removed) is StoreUnavailableError, others pass through. */
   read<T>(work: () => T): T {
     return this.run(() => {
@@ -118,6 +135,43 @@ export class SqliteDatabase implements ChangeStamps {
       } finally {
         this.generation++;
       }
+    });
+  }
+
+  /**
+   * Runs `work` as `write` would, but in one transaction with the other grouped writes queued in the same turn of the
+   * event loop: each in a savepoint of its own (a work that throws undoes only itself and rejects only its call), all
+   * committed at once. Under load a commit (its WAL frames, its locks) is then paid once per turn, not once per call.
+   * A failure of the file (busy, damaged) rejects the whole group.
+   */
+  writeGrouped<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.grouped.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.grouped.length === 1) setImmediate(() => this.flushGrouped());
+    });
+  }
+
+  private flushGrouped(): void {
+    const group = this.grouped.splice(0);
+    const outcomes: ({ value: unknown } | { error: unknown })[] = [];
+    try {
+      this.write(() => {
+        for (const { work } of group) {
+          try {
+            outcomes.push({ value: this.db.transaction(work)() });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const g of group) g.reject(error);
+      return;
+    }
+    group.forEach((g, i) => {
+      const outcome = outcomes[i]!;
+      if ('error' in outcome) g.reject(this.mapped(outcome.error));
+      else g.resolve(outcome.value);
     });
   }
 

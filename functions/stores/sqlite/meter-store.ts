@@ -3,8 +3,9 @@ import type { MeterWindows } from '#accounts/windows.ts';
 import type { SqliteDatabase, SqliteSchema } from './database.ts';
 
 /**
- * The meter's counters and usage records in accounts.sqlite. A charge is one IMMEDIATE transaction: it holds the
- * file's write lock from its first read, so no other connection (in this process or another) counts in between, and
+ * The meter's counters and usage records in accounts.sqlite. A charge runs in an IMMEDIATE transaction (with the
+ * other charges of its turn of the event loop, each in a savepoint of its own: SqliteDatabase.writeGrouped): it holds
+ * the file's write lock from its first read, so no other connection (in this process or another) counts in between, and
  * it either counts the call in its minute, day and month and remembers its request id, or writes nothing. The counts
  * themselves are conditional upserts (`… WHERE used + n <= cap RETURNING`), so they can never go over a ceiling.
  *
@@ -101,7 +102,8 @@ export class SqliteMeterStore implements MeterStore {
 
   async charge(req: ChargeRequest): Promise<ChargeResult> {
     const { keyId, requestId, units, ceilings } = req;
-    return this.db.write((): ChargeResult => {
+    // Grouped: the charges of one turn of the event loop commit together, each in its own savepoint (database.ts).
+    return this.db.writeGrouped((): ChargeResult => {
       const earlier = this.db
         .prepare('SELECT units, month, day, usage_minute, usage_day, usage_month FROM meter_charges WHERE key_id = ? AND request_id = ?')
         .get(keyId, requestId) as ChargeRow | undefined;

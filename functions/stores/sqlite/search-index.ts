@@ -257,6 +257,8 @@ export interface SqliteSearchIndexOptions extends SqliteWorkersOptions {
   impactLists?: ImpactListOptions | false;
 }
 
+const SET_VALID_TO = 'UPDATE search_docs SET valid_to = @to WHERE id = @id AND valid_to IS NOT @to';
+
 /**
  * SearchIndex on SQLite FTS5 (better-sqlite3), the embedded search: one database file, searched by a few reader
  * threads at once and written by one writer thread (sqlite-workers.ts), so neither a search nor a write runs on the
@@ -265,6 +267,8 @@ export interface SqliteSearchIndexOptions extends SqliteWorkersOptions {
 export class SqliteSearchIndex implements SearchIndex {
   /** Searches answered from an impact list, from the scored postings and by the exact statement (tests, benchmarks). */
   readonly answeredBy: Record<SearchPath, number> = { oneWord: 0, postings: 0, exact: 0 };
+  /** setValidTo calls not yet sent to the writer (see setValidTo). */
+  private readonly pendingEnds: { row: { id: string; to: number }; resolve(): void; reject(err: unknown): void }[] = [];
 
   private constructor(
     readonly workers: SqliteWorkers,
@@ -290,9 +294,34 @@ export class SqliteSearchIndex implements SearchIndex {
     await this.workers.batch(UPSERT, docs.map(toRow));
   }
 
-  async setValidTo(id: string, validTo: string): Promise<void> {
+  /**
+   * The calls made in one turn of the event loop (an ingest ends a batch's versions a few at a time) go to the writer
+   * as one batch, one transaction, instead of one commit each; each call settles with that batch.
+   */
+  setValidTo(id: string, validTo: string): Promise<void> {
     const to = dayNumber(localDateOf(validTo));
-    await this.workers.batch(`UPDATE search_docs SET valid_to = @to WHERE id = @id AND valid_to IS NOT @to`, [{ id, to }]);
+    return new Promise((resolve, reject) => {
+      const first = this.pendingEnds.length === 0;
+      this.pendingEnds.push({ row: { id, to }, resolve, reject });
+      if (first) queueMicrotask(() => this.flushEnds());
+    });
+  }
+
+  private flushEnds(): void {
+    const ends = this.pendingEnds.splice(0);
+    this.workers
+      .batch(
+        SET_VALID_TO,
+        ends.map((e) => e.row),
+      )
+      .then(
+        () => {
+          for (const e of ends) e.resolve();
+        },
+        (err: unknown) => {
+          for (const e of ends) e.reject(err);
+        },
+      );
   }
 
   async remove(ids: readonly string[]): Promise<void> {
