@@ -7,7 +7,8 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { AuditFinding, AuditRun, CoverageCache, HealthVerdict, LeaseRecord, OpsStore, StoredAuditRun } from '#ops/ports.ts';
+import type { AuditRun, CoverageCache, HealthVerdict, LeaseRecord, OpsStore, StoredAuditRun } from '#ops/ports.ts';
+import { findingOf } from '#ops/stored-finding.ts';
 import { assertItemFits, DynamoTable, isConditionFailure } from './client.ts';
 
 /*
@@ -307,20 +308,4 @@ export class DynamoOpsStore implements OpsStore {
   async putMarker(name: string, value: string): Promise<void> {
     await this.put({ ...markerKey(name), value });
   }
-}
-
-/** A stored finding; runs stored before the findings' fields were camelCase spell them as the API does (check_name …). */
-function findingOf(item: Item): AuditFinding {
-  const field = <T>(camel: string, snake: string): T => (camel in item ? item[camel] : item[snake]) as T;
-  return {
-    scope: item.scope as string,
-    checkName: field('checkName', 'check_name'),
-    status: item.status as AuditFinding['status'],
-    detail: item.detail as string,
-    rows: item.rows as number,
-    avgChars: field('avgChars', 'avg_chars'),
-    maxChars: field('maxChars', 'max_chars'),
-    unexplainedEmpty: field('unexplainedEmpty', 'unexplained_empty'),
-    misattributed: item.misattributed as number,
-  };
 }

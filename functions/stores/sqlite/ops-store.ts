@@ -1,4 +1,5 @@
 import type { AuditFinding, AuditRun, CoverageCache, HealthVerdict, LeaseRecord, OpsStore, StoredAuditRun } from '#ops/ports.ts';
+import { findingOf } from '#ops/stored-finding.ts';
 import type { SqliteDatabase, SqliteSchema } from './database.ts';
 
 /**
@@ -303,22 +304,6 @@ export class SqliteOpsStore implements OpsStore {
 }
 
 type Item = Record<string, unknown>;
-
-/** A stored finding; runs stored before the findings' fields were camelCase spell them as the API does (check_name …). */
-function findingOf(item: Item): AuditFinding {
-  const field = <T>(camel: string, snake: string): T => (camel in item ? item[camel] : item[snake]) as T;
-  return {
-    scope: item.scope as string,
-    checkName: field('checkName', 'check_name'),
-    status: item.status as AuditFinding['status'],
-    detail: item.detail as string,
-    rows: item.rows as number,
-    avgChars: field('avgChars', 'avg_chars'),
-    maxChars: field('maxChars', 'max_chars'),
-    unexplainedEmpty: field('unexplainedEmpty', 'unexplained_empty'),
-    misattributed: item.misattributed as number,
-  };
-}
 
 /**
  * The upgrade of an old data dir: takes the ops items of a page of the DynamoDB ops table (coverage, health, audit
