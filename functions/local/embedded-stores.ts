@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ import { importDynamoItems as importVersions, SqliteVersionStore, VERSION_STORE_
 import { makeDataDirPrivate } from './data-dir.ts';
 import { buildSearchIndex } from './search-build.ts';
 import { type StoreThreadOptions, type StoreThreads, startStoreThreads } from './store-threads.ts';
-import { type ItemImporter, STORE_DIR, upgradeDataDir } from './upgrade-data-dir.ts';
+import type { ItemImporter } from './upgrade-data-dir.ts';
 
 /** The name the search index's writes are tracked under. */
 const SEARCH_TABLE = 'search_documents';
@@ -80,6 +81,9 @@ export interface LocalDatabases {
   close(): void;
 }
 
+/** The SQLite files' folder in a data dir, and the old layout's (dynalite's LevelDB: upgrade-data-dir.ts). */
+const STORE_DIR = 'store';
+const OLD_LAYOUT_DIR = 'dynamodb';
 const LAW_FILE = 'law.sqlite';
 const ACCOUNTS_FILE = 'accounts.sqlite';
 
@@ -137,14 +141,19 @@ export async function openLocalDatabases(dataDir: string | null, log: (line: str
     };
   }
   await makeDataDirPrivate(dataDir);
-  await upgradeDataDir(
-    dataDir,
-    (dir) => {
-      const dbs = openDatabasesIn(dir);
-      return { importers: importersOn(dbs), close: () => dbs.close() };
-    },
-    log,
-  );
+  // Only a data dir of the old layout loads the upgrade (dynalite and the DynamoDB client): nothing else of DynamoDB
+  // is ever in an `asof` process.
+  if (existsSync(join(dataDir, OLD_LAYOUT_DIR))) {
+    const { upgradeDataDir } = await import('./upgrade-data-dir.ts');
+    await upgradeDataDir(
+      dataDir,
+      (dir) => {
+        const dbs = openDatabasesIn(dir);
+        return { importers: importersOn(dbs), close: () => dbs.close() };
+      },
+      log,
+    );
+  }
   const dir = join(dataDir, STORE_DIR);
   await mkdir(dir, { recursive: true });
   return openDatabasesIn(dir);
