@@ -4,8 +4,8 @@
  * mock), and the upgrade of a data dir made before the embedded stores moved to SQLite (it reads the old LevelDB
  * once: functions/local/upgrade-data-dir.ts). Nothing serves the API on it.
  */
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
 import type { LocalDynamoAccess } from './client.ts';
 
@@ -21,22 +21,15 @@ export class LevelDbLockedError extends Error {
   override readonly name = 'LevelDbLockedError';
 }
 
-interface LevelDb {
-  open(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /**
  * dynalite opens its LevelDB in the background and answers the first request on a database that failed to open by
  * throwing from its request handler (an uncaught exception: the process dies with "Database is not open"). So the
- * LevelDB is opened here first, with dynalite's own copy of `level`, and closed again: a lock held elsewhere fails
- * this start with an error that says so. Another process that takes the lock in the instant between this close and
- * dynalite's open is not caught.
+ * LevelDB is opened here first, with classic-level (the binding dynalite's `level` runs on, the same version, through
+ * its public API), and closed again: a lock held elsewhere fails this start with an error that says so. Another
+ * process that takes the lock in the instant between this close and dynalite's open is not caught.
  */
 export async function checkLevelDbFree(path: string): Promise<void> {
-  const requireOfDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-  const { Level } = requireOfDynalite('level') as { Level: new (path: string) => LevelDb };
-  const db = new Level(path);
+  const db = new ClassicLevel(path);
   try {
     await db.open();
   } catch (err) {
