@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import type { RepairingSearchIndex } from '#stores/sqlite/repairing-index.ts';
 import { importDynamoItems as importVersions, SqliteVersionStore, VERSION_STORE_SCHEMA } from '#stores/sqlite/version-store.ts';
 import { makeDataDirPrivate } from './data-dir.ts';
 import { buildSearchIndex } from './search-build.ts';
+import { holdsOldLayout, STORE_DIR } from './store-layout.ts';
 import { type StoreThreadOptions, type StoreThreads, startStoreThreads } from './store-threads.ts';
 import type { ItemImporter } from './upgrade-data-dir.ts';
 
@@ -81,9 +81,6 @@ export interface LocalDatabases {
   close(): void;
 }
 
-/** The SQLite files' folder in a data dir, and the old layout's (dynalite's LevelDB: upgrade-data-dir.ts). */
-const STORE_DIR = 'store';
-const OLD_LAYOUT_DIR = 'dynamodb';
 const LAW_FILE = 'law.sqlite';
 const ACCOUNTS_FILE = 'accounts.sqlite';
 
@@ -143,7 +140,7 @@ export async function openLocalDatabases(dataDir: string | null, log: (line: str
   await makeDataDirPrivate(dataDir);
   // Only a data dir of the old layout loads the upgrade (dynalite and the DynamoDB client): nothing else of DynamoDB
   // is ever in an `asof` process.
-  if (existsSync(join(dataDir, OLD_LAYOUT_DIR))) {
+  if (holdsOldLayout(dataDir)) {
     const { upgradeDataDir } = await import('./upgrade-data-dir.ts');
     await upgradeDataDir(
       dataDir,

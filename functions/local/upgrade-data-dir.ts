@@ -6,6 +6,7 @@ import { createDocumentClient } from '#stores/dynamodb/client.ts';
 import { checkLevelDbFree, LevelDbLockedError, type RunningDynalite, startDynalite } from '#stores/dynamodb/dynalite.ts';
 import { type TableKind, tableNames } from '#stores/dynamodb/tables.ts';
 import type { SqliteDatabase } from '#stores/sqlite/database.ts';
+import { OLD_LAYOUT_DIR, STORE_DIR } from './store-layout.ts';
 
 /**
  * The upgrade of a data dir made before the embedded stores moved to SQLite (issue 30): its keys, meters, usage
@@ -45,15 +46,8 @@ export interface UpgradeReport {
   ms: number;
 }
 
-export const STORE_DIR = 'store';
-const UPGRADING_DIR = 'store.upgrading';
-const OLD_DIR = 'dynamodb';
-const KEPT_OLD_DIR = 'dynamodb.before-sqlite';
-
-/** Whether this data dir still holds the old layout and must be upgraded before its stores open. */
-export function needsUpgrade(dataDir: string): boolean {
-  return existsSync(join(dataDir, OLD_DIR));
-}
+const UPGRADING_DIR = `${STORE_DIR}.upgrading`;
+const KEPT_OLD_DIR = `${OLD_LAYOUT_DIR}.before-sqlite`;
 
 /**
  * Upgrades the data dir if it holds the old layout; null when there was nothing to do. `openStores(dir)` opens the
@@ -64,7 +58,7 @@ export async function upgradeDataDir(
   openStores: (dir: string) => { importers: ItemImporter[]; close(): void },
   log: (line: string) => void,
 ): Promise<UpgradeReport | null> {
-  const old = join(dataDir, OLD_DIR);
+  const old = join(dataDir, OLD_LAYOUT_DIR);
   if (!existsSync(old)) return null;
   const store = join(dataDir, STORE_DIR);
   if (existsSync(store)) {
@@ -141,7 +135,7 @@ function lockedFailure(old: string, err: unknown): Error {
 async function keepOld(dataDir: string): Promise<string> {
   let kept = join(dataDir, KEPT_OLD_DIR);
   for (let n = 2; existsSync(kept); n++) kept = join(dataDir, `${KEPT_OLD_DIR}-${n}`);
-  await rename(join(dataDir, OLD_DIR), kept);
+  await rename(join(dataDir, OLD_LAYOUT_DIR), kept);
   return kept;
 }
 
