@@ -16,8 +16,6 @@ export class WriteTracker implements ChangeStamps {
   private readonly tables = new Map<string, { generation: number; inFlight: number }>();
   /** Tables whose store is gone: they never stamp again. */
   private readonly closed = new Set<string>();
-  /** Set by closeAll: every table, named before or after, is closed. */
-  private allClosed = false;
 
   begin(table: string): void {
     const t = this.tableOf(table);
@@ -36,13 +34,8 @@ export class WriteTracker implements ChangeStamps {
     this.closed.add(table);
   }
 
-  /** The whole store is gone (every table it holds). */
-  closeAll(): void {
-    this.allClosed = true;
-  }
-
   stamp(table: string): number | null {
-    if (this.allClosed || this.closed.has(table)) return null;
+    if (this.closed.has(table)) return null;
     const t = this.tableOf(table);
     return t.inFlight > 0 ? null : t.generation;
   }
