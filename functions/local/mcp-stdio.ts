@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { FallbackConfig } from '#caselaw/fallback.ts';
+import { refuseToolCall } from '#http/mcp/message.ts';
 import { inProcessRunner, type RunRoute, remoteRunner } from '#http/mcp/run-route.ts';
 import { createMcpServer } from '#http/mcp/server.ts';
 import { MCP_TOOLS } from '#http/mcp/tools.ts';
@@ -97,6 +98,15 @@ export async function serveMcpStdio(opts: McpStdioOptions): Promise<number> {
     transport.onclose = done;
   });
   await server.connect(transport);
+  // The lines stdio reads reach the server only through this check, as an HTTP body does through readMessage: a
+  // tools/call whose params are of the wrong type is answered -32602 with what is wrong, not -32603 with a dump.
+  const deliver = transport.onmessage;
+  transport.onmessage = (message) => {
+    const refused = refuseToolCall(message);
+    if (!refused) return deliver?.(message);
+    const { id, code, message: text } = refused.error;
+    transport.send({ jsonrpc: '2.0', id: id ?? 0, error: { code, message: text } }).catch(() => undefined);
+  };
   await ended;
   await server.close().catch(() => undefined);
   const runner = await started.catch(() => null);

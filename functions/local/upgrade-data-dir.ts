@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#stores/dynamodb/client.ts';
@@ -102,6 +102,7 @@ export async function upgradeDataDir(
     await dynalite.close();
   }
   await rename(upgrading, store);
+  await syncDir(dataDir);
   const kept = await keepOld(dataDir);
   report.ms = Date.now() - started;
   const moved = Object.entries(report.tables)
@@ -136,7 +137,21 @@ async function keepOld(dataDir: string): Promise<string> {
   let kept = join(dataDir, KEPT_OLD_DIR);
   for (let n = 2; existsSync(kept); n++) kept = join(dataDir, `${KEPT_OLD_DIR}-${n}`);
   await rename(join(dataDir, OLD_LAYOUT_DIR), kept);
+  await syncDir(dataDir);
   return kept;
+}
+
+/**
+ * The data dir's entries made durable (fsync of the directory): the rename to `store/` is on disk before the old store
+ * is renamed away, so that a power cut between the two leaves the state a next start finishes, never the reverse.
+ */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 async function copyTables(

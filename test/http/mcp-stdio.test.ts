@@ -88,22 +88,30 @@ describe('asof mcp on the data dir of a running server', () => {
       method: 'tools/call',
       params: { name: 'section_text', arguments: { jurisdiction: 'us', citation: '1-112b', asOf: 'soon' } },
     });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'section_text', arguments: ['us', '1-112b'] } });
     await new Promise<void>((done) => {
-      const check = () => (stdout.split('\n').filter(Boolean).length >= 3 ? done() : setTimeout(check, 50));
+      const check = () => (stdout.split('\n').filter(Boolean).length >= 4 ? done() : setTimeout(check, 50));
       check();
     });
     child.stdin.end();
     const code = await new Promise((done) => child.on('close', done));
 
     const lines = stdout.split('\n').filter(Boolean);
-    const messages = lines.map((line) => JSON.parse(line));
+    // JSON-RPC answers each request by its id, not in order: the refusal of id 4 needs no server and may come first.
+    const messages = lines.map((line) => JSON.parse(line)).sort((a, b) => a.id - b.id);
     expect(messages.map((m) => [m.jsonrpc, m.id])).toEqual([
       ['2.0', 1],
       ['2.0', 2],
       ['2.0', 3],
+      ['2.0', 4],
     ]);
     expect(messages[2].result).toMatchObject({ isError: true, content: [{ type: 'text' }] });
     expect(JSON.parse(messages[2].result.content[0].text).error.code).toBe('bad_as_of');
+    // Arguments of the wrong type: invalid params, as the HTTP transport answers them, saying what is wrong.
+    expect(messages[3].error).toEqual({
+      code: -32602,
+      message: "Invalid params: params.arguments must be an object of the tool's parameters (got an array).",
+    });
     expect(stderr).toContain('asof mcp:');
     expect(code).toBe(0);
   });

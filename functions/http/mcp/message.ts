@@ -86,9 +86,18 @@ export function readMessage(body: string): ReadMessage {
   if (!parsed.success) {
     return { error: { status: 400, id, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${whyNotJsonRpc(value)}.` } };
   }
-  if (value.method === 'tools/call' && id !== null) {
-    const why = whyNotToolCall(value);
-    if (why) return { error: { status: 200, id, code: ErrorCode.InvalidParams, message: `Invalid params: ${why}.` } };
-  }
+  const refused = refuseToolCall(value as JSONRPCMessage);
+  if (refused) return { error: { status: 200, ...refused.error } };
   return { message: value as JSONRPCMessage };
+}
+
+/**
+ * A message the transport has read (stdio reads its own lines) that is a tools/call with params of the wrong type: the
+ * JSON-RPC error to answer it with (`-32602`, saying what is wrong), or null for any other message.
+ */
+export function refuseToolCall(message: JSONRPCMessage): { error: Omit<MessageError, 'status'> } | null {
+  const value = message as unknown as Record<string, unknown>;
+  if (value.method !== 'tools/call' || !isId(value.id)) return null;
+  const why = whyNotToolCall(value);
+  return why ? { error: { id: value.id, code: ErrorCode.InvalidParams, message: `Invalid params: ${why}.` } } : null;
 }

@@ -27,6 +27,30 @@ const OPTIONS = {
 } as const;
 
 type KeysFlags = Flags<typeof OPTIONS>;
+type KeysFlag = keyof typeof OPTIONS;
+
+/** The flags each subcommand reads; `--stage` and `--data-dir` choose the accounts and go with every one. */
+const SUBCOMMAND_FLAGS: Readonly<Record<string, readonly KeysFlag[]>> = {
+  create: ['name', 'scopes', 'plan', 'per-minute', 'daily', 'monthly', 'test', 'json'],
+  list: ['json'],
+  revoke: [],
+  usage: ['json'],
+};
+const EVERY_SUBCOMMAND: readonly KeysFlag[] = ['stage', 'data-dir'];
+
+/**
+ * A flag of `keys` that this subcommand would ignore (`keys list --name x`, `keys revoke ID --plan p`): a usage error
+ * naming it and what the subcommand takes, rather than a command that runs as if it had not been given.
+ */
+function refuseOtherSubcommandsFlags(sub: string, flags: KeysFlags): void {
+  const takes = SUBCOMMAND_FLAGS[sub];
+  if (!takes) return;
+  for (const flag of Object.keys(flags) as KeysFlag[]) {
+    if (flags[flag] === undefined || takes.includes(flag) || EVERY_SUBCOMMAND.includes(flag)) continue;
+    const all = [...takes, ...EVERY_SUBCOMMAND].map((f) => `--${f}`).join(', ');
+    throw new UsageError(`--${flag} is not a flag of keys ${sub} (keys ${sub} takes ${all})`);
+  }
+}
 
 export const keysCommand: Command<typeof OPTIONS> = {
   name: 'keys',
@@ -39,6 +63,7 @@ export const keysCommand: Command<typeof OPTIONS> = {
   keys … --stage NAME        any keys command against a deployed stage (${stageNames.join(', ') || 'none configured'}): its
                              DynamoDB tables and its API Gateway keys, with your AWS credentials`,
   run([sub, ...rest], flags, io, { cwd, stages }) {
+    if (sub) refuseOtherSubcommandsFlags(sub, flags);
     const stage = stageOf(flags.stage, stages);
     return runKeys(sub, rest, flags, stage ? stageAccounts(stage) : localAccounts(dataDirOf(flags, cwd), io.err), io, stage);
   },

@@ -142,6 +142,17 @@ describe('the flags of each command', () => {
     );
   });
 
+  it('refuses a keys flag the subcommand would ignore, before any store is opened', async () => {
+    const list = await run(['keys', 'list', '--name', 'x']);
+    expect(list).toMatchObject({
+      code: 2,
+      err: 'asof keys: --name is not a flag of keys list (keys list takes --json, --stage, --data-dir)',
+    });
+    const revoke = await run(['keys', 'revoke', 'k1', '--plan', 'pro', '--json']);
+    expect(revoke.code).toBe(2);
+    expect(revoke.err).toMatch(/^asof keys: --plan is not a flag of keys revoke \(keys revoke takes --stage, --data-dir\)$/);
+  });
+
   it('still runs a command with the flags it takes (the real plans list)', async () => {
     const { code, out } = await run(['--json', 'plans', 'list']);
     expect(code).toBe(0);
