@@ -83,7 +83,8 @@ function inScope(scope: EditionScope, key: string): boolean {
  * Apply one edition: record each covered key's observation, derive its versions, and write the difference in the
  * order planWrites gives (every lookup answers the old or the new state at every step), then the key's history.
  * Re-running an edition changes nothing; one whose last ingest completed with the same documents is recognised after
- * the check pass and not written again. Versions are written before the history that implies them, so an ingest
+ * the check pass and not written again, or before reading it at all when its source's fingerprint is the one that
+ * ingest recorded. Versions are written before the history that implies them, so an ingest
  * that dies midway is completed by running it again.
  */
 export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Promise<IngestReport> {
@@ -105,13 +106,58 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
     documents: 0,
     ingestedAt: deps.now().toISOString(),
   };
+  // A source that fingerprints what it reads (and the code reading it) and whose last complete ingest recorded the
+  // same fingerprint is that edition again: skipped before it is read. The source is asked only when such an ingest
+  // is on file; a first ingest takes the fingerprint of its own reading.
+  if (source.fingerprint) {
+    const onFile = await deps.versions.listEditions(collection.id);
+    const previous = onFile.find((e) => e.id === edition.id);
+    const fingerprint = previous?.completeDigest && previous.sourceFingerprint ? await source.fingerprint() : null;
+    const same = fingerprint ? sameAsComplete(onFile, edition, fingerprint) : null;
+    if (same) return unchangedReport(deps, same);
+  }
   // Every document is checked before anything is written: an edition that fails the checks leaves the store as it was.
   const checked = await checkEdition(collection, source);
   try {
-    return await applyEdition(deps, collection, source, edition, checked);
+    // The fingerprint of what the check pass read (a source changed since it was asked above is not skipped later).
+    const read: EditionRecord = { ...edition };
+    const after = (await source.fingerprint?.()) ?? null;
+    if (after) read.sourceFingerprint = after;
+    return await applyEdition(deps, collection, source, read, checked);
   } finally {
     checked.documents.dispose();
   }
+}
+
+/**
+ * The record to write for an edition skipped unread: the previous complete ingest's, with this run's reading, when
+ * that ingest recorded the same fingerprint and no other edition of the date speaks for its keys; else null.
+ */
+function sameAsComplete(onFile: readonly EditionRecord[], edition: EditionRecord, fingerprint: string): EditionRecord | null {
+  const previous = onFile.find((e) => e.id === edition.id);
+  if (!previous?.completeDigest || previous.sourceFingerprint !== fingerprint || sameDateOverlap(onFile, edition)) return null;
+  const { skipped: _skipped, ...rest } = edition;
+  return {
+    ...rest,
+    ...(previous.skipped && { skipped: previous.skipped }),
+    documents: previous.documents,
+    completeDigest: previous.completeDigest,
+    sourceFingerprint: fingerprint,
+  };
+}
+
+async function unchangedReport(deps: IngestDeps, done: EditionRecord): Promise<IngestReport> {
+  // Only the record says it was read again, as a full re-run would leave it.
+  await deps.versions.putEdition(done);
+  return {
+    edition: done,
+    documents: done.documents,
+    changedKeys: 0,
+    absentKeys: 0,
+    skipped: done.skipped?.count ?? 0,
+    writes: { put: 0, setValidTo: 0, delete: 0 },
+    unchanged: true,
+  };
 }
 
 async function applyEdition(
@@ -125,26 +171,16 @@ async function applyEdition(
   if (skipped.length) edition.skipped = { count: skipped.length, sample: skipped.slice(0, SKIPPED_SAMPLE) };
   const onFile = await deps.versions.listEditions(collection.id);
   if (unchangedSinceComplete(onFile, edition, checked.digest)) {
-    // Only the record says it was read again, as a full re-run would leave it.
-    const done: EditionRecord = { ...edition, documents: checked.identities.size, completeDigest: checked.digest };
-    await deps.versions.putEdition(done);
-    return {
-      edition: done,
-      documents: checked.identities.size,
-      changedKeys: 0,
-      absentKeys: 0,
-      skipped: skipped.length,
-      writes: { put: 0, setValidTo: 0, delete: 0 },
-      unchanged: true,
-    };
+    return unchangedReport(deps, { ...edition, documents: checked.identities.size, completeDigest: checked.digest });
   }
-  // Then the edition record, without a digest until the end: versions starting at this edition take their provenance
-  // from it, and an ingest cut off before the end leaves it marked incomplete.
-  await deps.versions.putEdition(edition);
+  // Then the edition record, without a digest (nor a fingerprint) until the end: versions starting at this edition
+  // take their provenance from it, and an ingest cut off before the end leaves it marked incomplete.
+  const { sourceFingerprint: _fingerprint, ...started } = edition;
+  await deps.versions.putEdition(started);
   const editions = new Map(onFile.map((e) => [e.id, e]));
-  editions.set(edition.id, edition);
+  editions.set(edition.id, started);
 
-  const writer = new KeyWriter(deps, collection, edition, editions, checked.identities);
+  const writer = new KeyWriter(deps, collection, started, editions, checked.identities);
   try {
     const { seen, absent } = await writeEdition(deps, collection, source, checked, skipped, writer);
     const completeDigest = checked.digest;
@@ -228,8 +264,12 @@ function unchangedSinceComplete(onFile: readonly EditionRecord[], edition: Editi
   const previous = onFile.find((e) => e.id === edition.id);
   if (previous?.completeDigest !== digest) return false;
   if (JSON.stringify(previous.skipped ?? null) !== JSON.stringify(edition.skipped ?? null)) return false;
-  return !onFile.some((e) => e.id !== edition.id && e.date === edition.date && scopesOverlap(e.scope, edition.scope));
+  return !sameDateOverlap(onFile, edition);
 }
+
+/** Another edition of the same date speaks for some of the edition's keys (and may have replaced its observations). */
+const sameDateOverlap = (onFile: readonly EditionRecord[], edition: EditionRecord): boolean =>
+  onFile.some((e) => e.id !== edition.id && e.date === edition.date && scopesOverlap(e.scope, edition.scope));
 
 function scopesOverlap(a: EditionScope, b: EditionScope): boolean {
   if (a.kind === 'prefix' && b.kind === 'prefix') return a.prefix.startsWith(b.prefix) || b.prefix.startsWith(a.prefix);
