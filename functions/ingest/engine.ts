@@ -23,6 +23,7 @@ import {
 } from '#law/ports.ts';
 import { isCalendarDate, localMidnight } from '#shared/dates.ts';
 import { contentHash, normalizeText, sha256Hex } from '#shared/hash.ts';
+import { HeldDocuments } from './held-documents.ts';
 import type { SourceDocument, SourceEdition } from './source.ts';
 
 export interface IngestDeps {
@@ -82,7 +83,8 @@ function inScope(scope: EditionScope, key: string): boolean {
  * Apply one edition: record each covered key's observation, derive its versions, and write the difference in the
  * order planWrites gives (every lookup answers the old or the new state at every step), then the key's history.
  * Re-running an edition changes nothing; one whose last ingest completed with the same documents is recognised after
- * the check pass and not written again. Versions are written before the history that implies them, so an ingest
+ * the check pass and not written again, or before reading it at all when its source's fingerprint is the one that
+ * ingest recorded. Versions are written before the history that implies them, so an ingest
  * that dies midway is completed by running it again.
  */
 export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Promise<IngestReport> {
@@ -104,34 +106,84 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
     documents: 0,
     ingestedAt: deps.now().toISOString(),
   };
+  // A source that fingerprints what it reads (and the code reading it) and whose last complete ingest recorded the
+  // same fingerprint is that edition again: skipped before it is read. The source is asked only when such an ingest
+  // is on file; a first ingest takes the fingerprint of its own reading.
+  if (source.fingerprint) {
+    const onFile = await deps.versions.listEditions(collection.id);
+    const previous = onFile.find((e) => e.id === edition.id);
+    const fingerprint = previous?.completeDigest && previous.sourceFingerprint ? await source.fingerprint() : null;
+    const same = fingerprint ? sameAsComplete(onFile, edition, fingerprint) : null;
+    if (same) return unchangedReport(deps, same);
+  }
   // Every document is checked before anything is written: an edition that fails the checks leaves the store as it was.
   const checked = await checkEdition(collection, source);
+  try {
+    // The fingerprint of what the check pass read (a source changed since it was asked above is not skipped later).
+    const read: EditionRecord = { ...edition };
+    const after = (await source.fingerprint?.()) ?? null;
+    if (after) read.sourceFingerprint = after;
+    return await applyEdition(deps, collection, source, read, checked);
+  } finally {
+    checked.documents.dispose();
+  }
+}
+
+/**
+ * The record to write for an edition skipped unread: the previous complete ingest's, with this run's reading, when
+ * that ingest recorded the same fingerprint and no other edition of the date speaks for its keys; else null.
+ */
+function sameAsComplete(onFile: readonly EditionRecord[], edition: EditionRecord, fingerprint: string): EditionRecord | null {
+  const previous = onFile.find((e) => e.id === edition.id);
+  if (!previous?.completeDigest || previous.sourceFingerprint !== fingerprint || sameDateOverlap(onFile, edition)) return null;
+  const { skipped: _skipped, ...rest } = edition;
+  return {
+    ...rest,
+    ...(previous.skipped && { skipped: previous.skipped }),
+    documents: previous.documents,
+    completeDigest: previous.completeDigest,
+    sourceFingerprint: fingerprint,
+  };
+}
+
+async function unchangedReport(deps: IngestDeps, done: EditionRecord): Promise<IngestReport> {
+  // Only the record says it was read again, as a full re-run would leave it.
+  await deps.versions.putEdition(done);
+  return {
+    edition: done,
+    documents: done.documents,
+    changedKeys: 0,
+    absentKeys: 0,
+    skipped: done.skipped?.count ?? 0,
+    writes: { put: 0, setValidTo: 0, delete: 0 },
+    unchanged: true,
+  };
+}
+
+async function applyEdition(
+  deps: IngestDeps,
+  collection: Collection,
+  source: SourceEdition,
+  edition: EditionRecord,
+  checked: CheckedEdition,
+): Promise<IngestReport> {
   const skipped = source.skipped?.() ?? [];
   if (skipped.length) edition.skipped = { count: skipped.length, sample: skipped.slice(0, SKIPPED_SAMPLE) };
   const onFile = await deps.versions.listEditions(collection.id);
   if (unchangedSinceComplete(onFile, edition, checked.digest)) {
-    // Only the record says it was read again, as a full re-run would leave it.
-    const done: EditionRecord = { ...edition, documents: checked.keys.size, completeDigest: checked.digest };
-    await deps.versions.putEdition(done);
-    return {
-      edition: done,
-      documents: checked.keys.size,
-      changedKeys: 0,
-      absentKeys: 0,
-      skipped: skipped.length,
-      writes: { put: 0, setValidTo: 0, delete: 0 },
-      unchanged: true,
-    };
+    return unchangedReport(deps, { ...edition, documents: checked.identities.size, completeDigest: checked.digest });
   }
-  // Then the edition record, without a digest until the end: versions starting at this edition take their provenance
-  // from it, and an ingest cut off before the end leaves it marked incomplete.
-  await deps.versions.putEdition(edition);
+  // Then the edition record, without a digest (nor a fingerprint) until the end: versions starting at this edition
+  // take their provenance from it, and an ingest cut off before the end leaves it marked incomplete.
+  const { sourceFingerprint: _fingerprint, ...started } = edition;
+  await deps.versions.putEdition(started);
   const editions = new Map(onFile.map((e) => [e.id, e]));
-  editions.set(edition.id, edition);
+  editions.set(edition.id, started);
 
-  const writer = new KeyWriter(deps, collection, edition, editions);
+  const writer = new KeyWriter(deps, collection, started, editions, checked.identities);
   try {
-    const { seen, absent, completeDigest } = await writeEdition(deps, collection, source, checked, skipped, writer);
+    const { seen, absent } = await writeEdition(deps, collection, source, checked, skipped, writer);
+    const completeDigest = checked.digest;
     const done: EditionRecord = { ...edition, documents: seen.size, completeDigest };
     await deps.versions.putEdition(done);
     return {
@@ -149,7 +201,7 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
   }
 }
 
-/** The edition's documents, read again, and the keys it no longer shows, through `writer`. */
+/** The edition's documents, as the check pass held them, and the keys it no longer shows, through `writer`. */
 async function writeEdition(
   deps: IngestDeps,
   collection: Collection,
@@ -157,9 +209,8 @@ async function writeEdition(
   checked: CheckedEdition,
   skipped: readonly SkippedSection[],
   writer: KeyWriter,
-): Promise<{ seen: Set<string>; absent: string[]; completeDigest: string }> {
+): Promise<{ seen: Set<string>; absent: string[] }> {
   const seen = new Set<string>();
-  const digest = new EditionDigest();
   let batch: SourceDocument[] = [];
   const flush = async () => {
     await writer.apply(
@@ -168,29 +219,24 @@ async function writeEdition(
     );
     batch = [];
   };
-  for await (const raw of checked.documents) {
-    const doc = checked.kept ? raw : checkedDocument(collection, source, raw);
-    if (seen.has(doc.key) || !checked.keys.has(doc.key))
-      throw new Error(`${source.source}: the documents changed between two readings (${doc.key})`);
+  for await (const doc of checked.documents) {
+    if (seen.has(doc.key) || !checked.identities.has(doc.key)) throw new Error(`${source.source}: held documents lost (${doc.key})`);
     seen.add(doc.key);
-    digest.add(doc);
     batch.push(doc);
     if (batch.length >= BATCH) await flush();
   }
   if (batch.length) await flush();
   await writer.drain();
 
-  if (seen.size !== checked.keys.size)
-    throw new Error(`${source.source}: the documents changed between two readings (${checked.keys.size} then ${seen.size})`);
-  const completeDigest = digest.value();
-  if (completeDigest !== checked.digest) throw new Error(`${source.source}: the documents changed between two readings (their texts)`);
+  if (seen.size !== checked.identities.size)
+    throw new Error(`${source.source}: held documents lost (${checked.identities.size} checked, ${seen.size} read back)`);
 
   // Keys the edition speaks for but does not show: their versions end here. A key whose section was skipped is
   // neither shown nor dropped.
   const absent = await absentKeys(deps.versions, collection, source.scope, new Set([...seen, ...skippedKeys(skipped)]));
   for (let i = 0; i < absent.length; i += BATCH) await writer.apply(absent.slice(i, i + BATCH), new Map());
   await writer.drain();
-  return { seen, absent, completeDigest };
+  return { seen, absent };
 }
 
 const skippedKeys = (skipped: readonly SkippedSection[]): string[] => skipped.flatMap((s) => (s.key ? [s.key] : []));
@@ -199,8 +245,8 @@ const skippedKeys = (skipped: readonly SkippedSection[]): string[] => skipped.fl
 class EditionDigest {
   private readonly hash = createHash('sha256');
 
-  add(doc: SourceDocument): void {
-    this.hash.update(`${doc.key}\u0000${identityOf(doc)}\n`);
+  add(key: string, identity: string): void {
+    this.hash.update(`${key}\u0000${identity}\n`);
   }
 
   value(): string {
@@ -218,8 +264,12 @@ function unchangedSinceComplete(onFile: readonly EditionRecord[], edition: Editi
   const previous = onFile.find((e) => e.id === edition.id);
   if (previous?.completeDigest !== digest) return false;
   if (JSON.stringify(previous.skipped ?? null) !== JSON.stringify(edition.skipped ?? null)) return false;
-  return !onFile.some((e) => e.id !== edition.id && e.date === edition.date && scopesOverlap(e.scope, edition.scope));
+  return !sameDateOverlap(onFile, edition);
 }
+
+/** Another edition of the same date speaks for some of the edition's keys (and may have replaced its observations). */
+const sameDateOverlap = (onFile: readonly EditionRecord[], edition: EditionRecord): boolean =>
+  onFile.some((e) => e.id !== edition.id && e.date === edition.date && scopesOverlap(e.scope, edition.scope));
 
 function scopesOverlap(a: EditionScope, b: EditionScope): boolean {
   if (a.kind === 'prefix' && b.kind === 'prefix') return a.prefix.startsWith(b.prefix) || b.prefix.startsWith(a.prefix);
@@ -232,39 +282,39 @@ function scopesOverlap(a: EditionScope, b: EditionScope): boolean {
 }
 
 /**
- * Reads the edition once to check every document (its collection, its scope, no key twice). Returns the keys and
- * what to read for the writes: the documents kept here, checked, while their texts stay under KEEP_CHARS (every real
- * US Code title does) or when the source is a one-shot iterator; else the source again (the connectors re-read their
- * files, holding one section at a time), so that memory stays bounded whatever the edition's size.
+ * Reads the edition once to check every document (its collection, its scope, no key twice). Returns each key's text
+ * identity, the edition's digest and the checked documents, held for the writes (held-documents.ts: in memory up to
+ * HELD_CHARS, the rest in a temporary file), so that the source is read once and memory stays bounded whatever the
+ * edition's size. The caller disposes of them.
  */
 interface CheckedEdition {
-  keys: Set<string>;
-  documents: SourceEdition['documents'];
-  /** The documents are the checked ones kept from the first reading. */
-  kept: boolean;
+  /** Each key the edition shows, with its text identity (identityOf), in the order read. */
+  identities: Map<string, string>;
+  documents: HeldDocuments;
   digest: string;
 }
 
-/** Characters of text (about two bytes each in memory) an edition's checked documents may hold between the two passes. */
-const KEEP_CHARS = 16 * 1024 * 1024;
+/** Characters of text (about one or two bytes each in memory) an edition's checked documents hold in memory. */
+const HELD_CHARS = 16 * 1024 * 1024;
 
 async function checkEdition(collection: Collection, source: SourceEdition): Promise<CheckedEdition> {
-  const oneShot = typeof (source.documents as { next?: unknown }).next === 'function';
-  const keys = new Set<string>();
-  let kept: SourceDocument[] | null = [];
-  let chars = 0;
+  const identities = new Map<string, string>();
+  const held = new HeldDocuments(HELD_CHARS);
   const digest = new EditionDigest();
-  for await (const raw of source.documents) {
-    const doc = checkedDocument(collection, source, raw);
-    if (keys.has(doc.key)) throw new Error(`${source.source}: key ${doc.key} appears twice in one edition`);
-    keys.add(doc.key);
-    digest.add(doc);
-    if (!kept) continue;
-    kept.push(doc);
-    chars += doc.bodyText.length + doc.historyNote.length + doc.catchline.length;
-    if (!oneShot && chars > KEEP_CHARS) kept = null;
+  try {
+    for await (const raw of source.documents) {
+      const doc = checkedDocument(collection, source, raw);
+      if (identities.has(doc.key)) throw new Error(`${source.source}: key ${doc.key} appears twice in one edition`);
+      const identity = identityOf(doc);
+      identities.set(doc.key, identity);
+      digest.add(doc.key, identity);
+      held.add(doc);
+    }
+  } catch (err) {
+    held.dispose();
+    throw err;
   }
-  return { keys, documents: kept ?? source.documents, kept: kept !== null, digest: digest.value() };
+  return { identities, documents: held, digest: digest.value() };
 }
 
 function checkedDocument(collection: Collection, source: SourceEdition, doc: SourceDocument): SourceDocument {
@@ -314,6 +364,8 @@ class KeyWriter {
     private readonly collection: Collection,
     private readonly edition: EditionRecord,
     private readonly editions: Map<string, EditionRecord>,
+    /** Each shown key's text identity, as the check pass computed it. */
+    private readonly identities: ReadonlyMap<string, string>,
   ) {}
 
   async apply(keys: string[], docs: Map<string, SourceDocument>): Promise<void> {
@@ -378,7 +430,7 @@ class KeyWriter {
       const stored = histories.get(key);
       if (!stored && !doc) continue; // absent from an edition and never seen: nothing to end (yet; see newHistory)
       const history: KeyHistory = stored ?? this.newHistory(key);
-      const current = observationOf(this.edition, doc ? identityOf(doc) : null);
+      const current = observationOf(this.edition, doc ? this.identities.get(key)! : null);
       const observations = withObservation(history.observations, current);
       if (sameObservations(observations, history.observations)) continue;
       const before = deriveSpans(history.observations);

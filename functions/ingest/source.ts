@@ -40,6 +40,12 @@ export interface SourceEdition {
    */
   horizon?: Horizon;
   documents: AsyncIterable<SourceDocument> | Iterable<SourceDocument>;
+  /**
+   * What identifies the documents (and skipped sections) of the last complete reading of `documents`, or, before one,
+   * of a reading now: equal fingerprints give equal readings (functions/ingest/source-fingerprint.ts). Null or left
+   * out: the source cannot tell, and is read every time.
+   */
+  fingerprint?: () => Promise<string | null>;
   /** The sections the last complete reading of `documents` skipped (a reader that never skips leaves this out). */
   skipped?: () => readonly SkippedSection[];
 }

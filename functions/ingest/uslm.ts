@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { SaxesParser } from 'saxes';
 import type { SkippedSection } from '#law/ports.ts';
 import type { SourceDocument, SourceEdition } from './source.ts';
+import { codeDigest, ENGINE_MODULES } from './source-fingerprint.ts';
 import { olrcZipUrl, originOf } from './uslm/release-point.ts';
 import { UnitReader } from './uslm/sections.ts';
 import { surveyTitle, type TitleSurvey } from './uslm/survey.ts';
@@ -43,8 +45,10 @@ export async function readUslmTitle(file: string, overrides: UslmOverrides = {})
   };
   const targets = targetsOf(survey);
   const read = new Set(targets.map((t) => t.target));
+
   return targets.map(({ target, date }) => {
     let skipped: readonly SkippedSection[] = [];
+    let textDigest: string | null = null;
     return {
       ...common,
       collection: target,
@@ -53,13 +57,35 @@ export async function readUslmTitle(file: string, overrides: UslmOverrides = {})
       scope: { kind: 'prefix', prefix: `${target === 'usc' ? survey.title : target}-` },
       documents: {
         [Symbol.asyncIterator]: () =>
-          readDocuments(file, survey.title, target, read, (s) => {
+          readDocuments(file, survey.title, target, read, (s, digest) => {
             skipped = s;
+            textDigest = digest;
           }),
       },
       skipped: () => skipped,
+      // Of the text the last complete reading parsed (hashed as it went by), else of the file's text now.
+      fingerprint: async () => {
+        const code = await codeDigest([...ENGINE_MODULES, ...READER_MODULES]);
+        return code && `uslm:${target}:${textDigest ?? (await textSha256(file))}:${code}`;
+      },
     };
   });
+}
+
+/** The modules that read a USLM title into documents (beside ENGINE_MODULES): a change to one reads every title again. */
+const READER_MODULES: readonly URL[] = [
+  new URL('./uslm.ts', import.meta.url),
+  ...['identifiers', 'release-point', 'sections', 'survey', 'text'].map((m) => new URL(`./uslm/${m}.ts`, import.meta.url)),
+  new URL('./placeholder.ts', import.meta.url),
+  new URL('./olrc/titles.ts', import.meta.url),
+  new URL('../law/usc-keys.ts', import.meta.url),
+];
+
+/** The SHA-256 of the title's text as the reader is given it (a zip's entry, an XML file's decoded text). */
+async function textSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of uslmText(file)) hash.update(chunk);
+  return hash.digest('hex');
 }
 
 /** The editions' collections and dates: `usc` at `<dcterms:created>`; each rule set at its "as amended to" date. */
@@ -80,8 +106,9 @@ async function* readDocuments(
   title: string,
   target: string,
   read: ReadonlySet<string>,
-  done: (skipped: SkippedSection[]) => void,
+  done: (skipped: SkippedSection[], textDigest: string) => void,
 ): AsyncGenerator<SourceDocument> {
+  const hash = createHash('sha256');
   const reader = new UnitReader(title);
   const parser = new SaxesParser({ xmlns: true, fileName: file });
   parser.on('opentag', (tag) => reader.open(tag));
@@ -101,10 +128,11 @@ async function* readDocuments(
     }
   }
   for await (const chunk of uslmText(file)) {
+    hash.update(chunk);
     parser.write(chunk);
     yield* mine();
   }
   parser.close();
   yield* mine();
-  done(skipped);
+  done(skipped, hash.digest('hex'));
 }

@@ -35,6 +35,12 @@ export interface EditionRecord {
    * skipped; an ingest that starts rewrites the record without it, so an edition cut off midway is never skipped.
    */
   completeDigest?: string;
+  /**
+   * Set with completeDigest when the source fingerprints what it reads (the file's bytes and the reader's code, see
+   * functions/ingest/source-fingerprint.ts): a later ingest whose source has the same fingerprint skips the edition
+   * unread.
+   */
+  sourceFingerprint?: string;
 }
 
 /** A section of a source that an ingest skipped, and why. */

@@ -505,6 +505,82 @@ describe('re-running an ingest', () => {
   });
 });
 
+/** The edition, and how many times its documents were begun to be read. */
+function countingReads(edition: SourceEdition, fingerprint?: () => Promise<string | null>): { edition: SourceEdition; reads(): number } {
+  let reads = 0;
+  const documents = edition.documents as AsyncIterable<SourceDocument>;
+  return {
+    edition: {
+      ...edition,
+      documents: {
+        [Symbol.asyncIterator]: () => {
+          reads++;
+          return documents[Symbol.asyncIterator]();
+        },
+      },
+      ...(fingerprint && { fingerprint }),
+    },
+    reads: () => reads,
+  };
+}
+
+describe('re-running a fingerprinted source (a USLM file)', () => {
+  const recordOf = async (s: Sandbox, id: string) => (await s.versions.listEditions('usc')).find((e) => e.id === id);
+
+  it('skips the edition unread when its file and reader are the ones its last complete ingest recorded', async () => {
+    // Prepare: 113-31 complete; its record names the text and the reader's code it was read with
+    const s = await cloneSandbox(await uscAt113());
+    const [edition] = (await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
+    const counted = countingReads(edition);
+    const recorder = new CrashPoint(Number.POSITIVE_INFINITY);
+    const id = (await s.versions.listEditions('usc'))[0]!.id;
+    const recorded = await recordOf(s, id);
+    expect(recorded?.sourceFingerprint).toMatch(/^uslm:usc:[0-9a-f]{64}:[0-9a-f]{64}$/);
+
+    // Act
+    const report = await ingestEdition(crashing(s, recorder, counted.edition), counted.edition);
+
+    // Assess: never read; the record is the only write, as after a reading that found the same documents
+    expect(counted.reads()).toBe(0);
+    expect(report).toMatchObject({ documents: 39, changedKeys: 0, absentKeys: 0, skipped: 0, unchanged: true });
+    expect(recorder.log).toEqual([{ kind: 'edition', key: id }]);
+    expect(await recordOf(s, id)).toEqual(recorded);
+    expect(withoutRevisions(await stateOf(s))).toEqual(withoutRevisions(await stateOf(await uscAt113())));
+  });
+
+  it('reads the edition when the fingerprint differs (another file or reader), and records the new one', async () => {
+    const s = await cloneSandbox(await uscAt113());
+    const [edition] = (await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
+    const counted = countingReads(edition, async () => 'uslm:usc:another-reader');
+
+    const report = await ingestEdition(s, counted.edition);
+
+    // Read once (the check pass holds the documents for the writes); the same documents, so nothing else is written
+    expect(counted.reads()).toBe(1);
+    expect(report).toMatchObject({ documents: 39, changedKeys: 0, unchanged: true });
+    expect((await recordOf(s, report.edition.id))?.sourceFingerprint).toBe('uslm:usc:another-reader');
+  });
+
+  it('reads the edition when its last ingest did not complete, whatever fingerprint its record holds', async () => {
+    // Prepare: the record as an ingest cut off midway leaves it (no completeDigest), with a fingerprint that matches
+    const s = await cloneSandbox(await uscAt113());
+    const id = (await s.versions.listEditions('usc'))[0]!.id;
+    const { completeDigest: _digest, ...cutOff } = (await recordOf(s, id))!;
+    await s.versions.putEdition(cutOff);
+    const [edition] = (await readUslmTitle(USC_113_31, { retrievedAt: RETRIEVED_AT })) as [SourceEdition];
+    const counted = countingReads(edition, async () => cutOff.sourceFingerprint ?? null);
+
+    const report = await ingestEdition(s, counted.edition);
+
+    expect(counted.reads()).toBe(1);
+    expect(report.edition.completeDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(await recordOf(s, id)).toMatchObject({
+      completeDigest: report.edition.completeDigest,
+      sourceFingerprint: cutOff.sourceFingerprint,
+    });
+  });
+});
+
 // ---- 4. crash safety --------------------------------------------------------------------------------------------
 
 const VERSION_WRITES = new Set(['put', 'put (copy)', 'setValidTo', 'delete']);

@@ -14,7 +14,7 @@ import type { DcRepository } from './repository.ts';
 
 export interface PublicationEditionOptions {
   retrievedAt: string;
-  /** Called with the number of sections read so far on each reading of the documents (the engine reads twice). */
+  /** Called with the number of sections read so far as the documents are read (the engine reads them once). */
   onRead?: (read: number, total: number) => void;
 }
 
@@ -99,14 +99,12 @@ async function editionAt(repo: Repo, commit: string, retrievedAt: string, log: (
   const publication = await publicationAt(repo, commit);
   const changes = await publicationChanges(repo, publication);
   let shown = Date.now();
-  let pass = 0;
   return publicationEdition(repo, publication, changes, {
     retrievedAt,
     onRead: (read, total) => {
-      if (read === 1) pass++;
       if (Date.now() - shown < PROGRESS_EVERY_MS || read === total) return;
       shown = Date.now();
-      log(`  ${publication.date}: ${read} of ${total} sections read (${pass === 1 ? 'checking' : 'writing'})`);
+      log(`  ${publication.date}: ${read} of ${total} sections read`);
     },
   });
 }

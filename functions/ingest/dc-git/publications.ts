@@ -103,10 +103,37 @@ async function titleFolders(repo: Repo, commit: string): Promise<Map<string, str
   return new Map((await readTree(repo, tree)).filter((e) => e.type === 'tree').map((e) => [e.path, e.oid]));
 }
 
+type SectionFiles = ReadonlyMap<string, { oid: string; key: string }>;
+
+/**
+ * The section files of title trees read lately, by tree, per run (its object cache): a publication's title folder is
+ * the previous one's of the next publication, so each tree is read and parsed once, not twice.
+ */
+const recentTitles = new WeakMap<object, Map<string, Promise<SectionFiles>>>();
+/** Title trees remembered per run: more than the Code's titles, so every changed folder is found again next time. */
+const RECENT_TITLES = 256;
+
 /** A title folder's section files (XML only: images and indexes are not sections): file name → blob and key. */
-async function sectionFiles(repo: Repo, titleTree: string | undefined): Promise<Map<string, { oid: string; key: string }>> {
+function sectionFiles(repo: Repo, titleTree: string | undefined): Promise<SectionFiles> {
+  if (!titleTree) return Promise.resolve(new Map());
+  let recent = recentTitles.get(repo.cache);
+  if (!recent) {
+    recent = new Map();
+    recentTitles.set(repo.cache, recent);
+  }
+  let files = recent.get(titleTree);
+  if (!files) {
+    files = readSectionFiles(repo, titleTree);
+    recent.set(titleTree, files);
+    // A failed reading is not remembered.
+    files.catch(() => recent.delete(titleTree));
+    if (recent.size > RECENT_TITLES) recent.delete(recent.keys().next().value!);
+  }
+  return files;
+}
+
+async function readSectionFiles(repo: Repo, titleTree: string): Promise<SectionFiles> {
   const files = new Map<string, { oid: string; key: string }>();
-  if (!titleTree) return files;
   const sections = (await readTree(repo, titleTree)).find((e) => e.path === SECTIONS_FOLDER && e.type === 'tree');
   if (!sections) return files;
   for (const e of await readTree(repo, sections.oid)) {

@@ -14,7 +14,7 @@
 /**
  * The statements of the postings, named as search-index.ts names them: writing one token's, and reading them back
  * with what the filters and the citation order need of every version.
- * @typedef {Readonly<Record<'postingsRead' | 'postingsPut', string>>} PostingsWriteSql
+ * @typedef {Readonly<Record<'postingsRead' | 'postingsCatchline' | 'postingsPut', string>>} PostingsWriteSql
  * @typedef {Readonly<Record<'postingsGet' | 'lastDoc' | 'versions', string>>} PostingsReadSql
  */
 /**
@@ -71,14 +71,18 @@ const view = (Type, blob) =>
  * @returns {Postings}
  */
 export function writePostings(prepared, sql, term, query) {
-  const rows = /** @type {[doc: number, score: number, inCatchline: number][]} */ (prepared(sql.postingsRead).raw().all(query));
+  const rows = /** @type {[doc: number, score: number][]} */ (prepared(sql.postingsRead).raw().all({ all: query.all }));
+  const inCatchline = /** @type {number[]} */ (prepared(sql.postingsCatchline).pluck().all({ catchline: query.catchline }));
   const docs = new Int32Array(rows.length);
   const scores = new Float64Array(rows.length);
   const catches = new Uint8Array(rows.length);
-  for (const [i, [doc, score, inCatchline]] of rows.entries()) {
+  // Both in rowid order, and every catchline match is a match of the whole text: one pass sets the catchline flags.
+  let c = 0;
+  for (const [i, [doc, score]] of rows.entries()) {
     docs[i] = doc;
     scores[i] = score;
-    catches[i] = inCatchline;
+    while (c < inCatchline.length && /** @type {number} */ (inCatchline[c]) < doc) c++;
+    catches[i] = inCatchline[c] === doc ? 1 : 0;
   }
   prepared(sql.postingsPut).run({
     term,

@@ -160,8 +160,10 @@ const IMPACT_LISTS = {
   insertImpact: 'INSERT INTO search_impacts (term, pos, doc, catch, score) VALUES (@term, @pos, @doc, @catch, @score)',
   term: `INSERT INTO search_impact_terms (term, catch_rows, catch_complete, body_complete)
     VALUES (@term, @catchRows, @catchComplete, @bodyComplete)`,
-  postingsRead: `SELECT rowid, ${BM25}, rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline)
-    FROM search_fts WHERE search_fts MATCH @all ORDER BY rowid`,
+  // The versions holding the token with their bm25, and apart (merged in rowid order: cheaper than an IN per row)
+  // those whose catchline holds it.
+  postingsRead: `SELECT rowid, ${BM25} FROM search_fts WHERE search_fts MATCH @all ORDER BY rowid`,
+  postingsCatchline: 'SELECT rowid FROM search_fts WHERE search_fts MATCH @catchline ORDER BY rowid',
   postingsPut: 'INSERT INTO search_postings (term, docs, scores, catches) VALUES (@term, @docs, @scores, @catches)',
   fresh: `UPDATE search_meta SET value = 'fresh' WHERE name = 'impacts';
     UPDATE search_meta SET value = value + 1 WHERE name = 'generation';`,
