@@ -20,7 +20,10 @@ export function requestId(opts: RequestIdOptions = {}) {
   };
   const requestIdMiddlewareAfter = (request: HttpRequest): void => {
     // The response's headers are its own (respond.ts makes them per answer): set in place, not copied.
-    if (request.response) (request.response.headers ??= {})[header] = request.context.http?.requestId ?? 'unknown';
+    const { response } = request;
+    if (!response) return;
+    response.headers ??= {};
+    response.headers[header] = request.context.http?.requestId ?? 'unknown';
   };
   return { before: requestIdMiddlewareBefore, after: requestIdMiddlewareAfter, onError: requestIdMiddlewareAfter };
 }
