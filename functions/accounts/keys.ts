@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /** `asof_live_` / `asof_test_`, then ≥ 32 random bytes in base62, then a 6-character CRC32 checksum in base62. */
@@ -16,7 +16,12 @@ function base62(value: bigint, width: number): string {
   return out.padStart(width, '0');
 }
 
-const checksumOf = (text: string): string => base62(BigInt(crc32(text)), CHECKSUM_CHARS);
+/** A CRC32 (below 2^32, so exact in a number: no BigInt for the one check every keyed request makes) in base62. */
+function checksumOf(text: string): string {
+  let out = '';
+  for (let v = crc32(text); v > 0; v = Math.floor(v / 62)) out = ALPHABET[v % 62] + out;
+  return out.padStart(CHECKSUM_CHARS, '0');
+}
 
 export function generateKey(test: boolean): string {
   const body = base62(BigInt(`0x${randomBytes(32).toString('hex')}`), BODY_CHARS);
@@ -31,5 +36,5 @@ export function isWellFormedKey(key: string): boolean {
 }
 
 export const isTestKey = (key: string): boolean => key.startsWith(TEST_PREFIX);
-export const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+export const hashKey = (key: string): string => hash('sha256', key, 'hex');
 export const displayPrefix = (key: string): string => key.slice(0, DISPLAY_CHARS);

@@ -23,8 +23,9 @@ export interface Meter {
 }
 
 /** Admits everything and records nothing: `asof serve --no-meter` (the benchmark measures the meter against it). */
+const unmetered: Admission = Object.freeze({ headers: Object.freeze({}), settle: async () => undefined });
 export const unmeteredMeter: Meter = {
-  admit: async () => ({ headers: {}, settle: async () => undefined }),
+  admit: async () => unmetered,
   recordUnbilled: async () => undefined,
 };
 

@@ -11,6 +11,16 @@ import type { HttpContext } from './middlewares/types.ts';
 import { jsonResponse, textResponse } from './respond.ts';
 import type { Route } from './route.ts';
 
+/** The entries of `values` whose value is defined, names lowercased when `lower` (a later duplicate wins, as before). */
+function definedValues(values: Record<string, string | undefined> | null | undefined, lower: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in values) {
+    const v = values[k];
+    if (v !== undefined) out[lower ? k.toLowerCase() : k] = v;
+  }
+  return out;
+}
+
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /**
@@ -36,12 +46,8 @@ export function createRouteHandler(route: Route, services: Services): RouteHandl
         principal: http.principal,
         requestId: http.requestId,
         body: http.body ?? '',
-        pathParameters: Object.fromEntries(
-          Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
-        ),
-        headers: Object.fromEntries(
-          Object.entries(event.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k.toLowerCase(), v] as const])),
-        ),
+        pathParameters: definedValues(event.pathParameters, false),
+        headers: definedValues(event.headers, true),
       });
       const status = result.status ?? 200;
       return result.contentType

@@ -61,6 +61,23 @@ export function createLocalServer(opts: LocalServerOptions): Server {
     }
   }
   const pages = opts.pages.map((page) => ({ page, ...compilePath(page.path) }));
+  // A path without parameters is found by a Map lookup (unless a pattern before it in the table takes it: that one
+  // answers, as the table's first match always does); the others by their patterns, in the table's order.
+  const withParams = compiled.filter((c) => c.params.length > 0);
+  const exact = new Map(
+    compiled
+      .filter((c, at) => c.params.length === 0 && !compiled.slice(0, at).some((before) => before.pattern.test(c.resource)))
+      .map((c) => [c.resource, c]),
+  );
+  const routeOf = (path: string): { c: Compiled; m: RegExpExecArray | null } | undefined => {
+    const found = exact.get(path);
+    if (found) return { c: found, m: null };
+    for (const c of withParams) {
+      const m = c.pattern.exec(path);
+      if (m) return { c, m };
+    }
+    return undefined;
+  };
 
   const server = createServer(
     {
@@ -99,30 +116,32 @@ export function createLocalServer(opts: LocalServerOptions): Server {
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = targetOf(req.url ?? '/');
     const method = (req.method ?? 'GET').toUpperCase();
-    const refuse = (code: ErrorCode, message: string, headers: Record<string, string> = {}) =>
-      send(res, errorResponse(code, message, requestId, {}, headers));
     const refusal = messageRefusal(req);
     if (refusal) {
       req.resume();
-      return refuse('bad_request', refusal, { connection: 'close' });
+      return refuse(res, requestId, 'bad_request', refusal, { connection: 'close' });
     }
-    if (!url) return refuse('bad_request', 'The request target is not a path.');
+    if (!url) return refuse(res, requestId, 'bad_request', 'The request target is not a path.');
     if (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)) {
       const path = url.pathname.slice(basePath.length) || '/';
-      const match = compiled.map((c) => ({ c, m: c.pattern.exec(path) })).find((x) => x.m);
-      if (!match) return refuse('no_route', `No endpoint at ${clip(url.pathname)}; see ${basePath}/openapi.json.`);
+      const match = routeOf(path);
+      if (!match) return refuse(res, requestId, 'no_route', `No endpoint at ${clip(url.pathname)}; see ${basePath}/openapi.json.`);
       const handler = match.c.handlers.get(method);
       if (!handler) {
         const allow = [...match.c.handlers.keys()].join(', ');
-        return refuse('method_not_allowed', `${clip(method)} is not supported here; use ${allow}.`, { allow });
+        return refuse(res, requestId, 'method_not_allowed', `${clip(method)} is not supported here; use ${allow}.`, { allow });
       }
-      const body = await readBody(req, maxBody);
+      const body = hasNoBody(req) ? '' : await readBody(req, maxBody);
       if (body === null) {
         req.resume();
-        return refuse('too_large', `Request bodies are limited to ${thousands(maxBody)} bytes.`, { connection: 'close' });
+        return refuse(res, requestId, 'too_large', `Request bodies are limited to ${thousands(maxBody)} bytes.`, { connection: 'close' });
       }
       // A malformed escape is passed on as it came, as API Gateway passes path parameters: the route refuses it.
-      const pathParameters = Object.fromEntries(match.c.params.map((p, i) => [p, decodePathSegment(match.m![i + 1]!) ?? match.m![i + 1]!]));
+      const pathParameters: Record<string, string> = {};
+      match.c.params.forEach((p, i) => {
+        const raw = match.m![i + 1]!;
+        pathParameters[p] = decodePathSegment(raw) ?? raw;
+      });
       const event = toEvent(req, url, method, match.c.resource, pathParameters, body, requestId);
       return send(res, await handler(event, lambdaContext(requestId)));
     }
@@ -147,6 +166,9 @@ function targetOf(raw: string): URL | null {
     return null;
   }
 }
+
+const refuse = (res: ServerResponse, requestId: string, code: ErrorCode, message: string, headers: Record<string, string> = {}) =>
+  send(res, errorResponse(code, message, requestId, {}, headers));
 
 /** A path or method quoted in a message: at most 100 characters of it. */
 const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
@@ -184,22 +206,30 @@ function toEvent(
   requestId: string,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-  const query: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const given = req.headers;
+  for (const k in given) {
+    const v = given[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  let query: Record<string, string> | null = null;
+  let multi: Record<string, string[]> | null = null;
   for (const [k, v] of url.searchParams) {
+    query ??= {};
+    multi ??= {};
     query[k] = v;
     const values = multi[k];
     if (values) values.push(v);
     else multi[k] = [v];
   }
+  let anyPathParameter = false;
+  for (const _ in pathParameters) anyPathParameter = true;
   return {
     httpMethod: method,
     path: url.pathname,
     resource,
-    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-    queryStringParameters: Object.keys(query).length ? query : null,
-    multiValueQueryStringParameters: Object.keys(multi).length ? multi : null,
+    pathParameters: anyPathParameter ? pathParameters : null,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multi,
     headers,
     multiValueHeaders: {},
     body: body === '' ? null : body,
@@ -215,13 +245,21 @@ function toEvent(
   };
 }
 
+const remainingTime = () => 30_000;
 const lambdaContext = (requestId: string): Context =>
   ({
     awsRequestId: requestId,
     functionName: 'asof-local',
     callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 30_000,
+    getRemainingTimeInMillis: remainingTime,
   }) as unknown as Context;
+
+/**
+ * A request that declares no body (no Content-Length, or 0, and no Transfer-Encoding) has none (RFC 9112 § 6.3):
+ * there is nothing to wait for before it is answered.
+ */
+const hasNoBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || req.headers['content-length'] === '0');
 
 /** The body as text, or null when it exceeds `limit` bytes. */
 function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
@@ -245,9 +283,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
   });
 }
 
+/** The answer: a text body is handed to Node as it is (written with the head in one write), its length in UTF-8 bytes. */
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
-  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
-  const headers: Record<string, string | number> = { ...(result.headers as Record<string, string>), 'content-length': body.length };
+  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  const headers: Record<string, string | number> = { ...(result.headers as Record<string, string>), 'content-length': length };
   res.writeHead(result.statusCode, headers);
-  res.end(body);
+  res.end(body, 'utf8');
 }

@@ -6,20 +6,15 @@ import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.ts';
  * quotes its input as HTML), and a Retry-After on every 503 that does not name its own.
  */
 function commonHeaders(status: number, headers: Record<string, string>): Record<string, string> {
-  return {
-    'x-content-type-options': 'nosniff',
-    ...(status === 503 && !headers['retry-after'] && { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),
-    ...headers,
-  };
+  const out: Record<string, string> = { 'x-content-type-options': 'nosniff' };
+  if (status === 503 && !headers['retry-after']) out['retry-after'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
+  return Object.assign(out, headers);
 }
 
 /** JSON bodies, no CORS headers at all (the service is called from servers). */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
-  return {
-    statusCode: status,
-    headers: commonHeaders(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }),
-    body: JSON.stringify(body),
-  };
+export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): APIGatewayProxyResult {
+  const own: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  return { statusCode: status, headers: commonHeaders(status, headers ? Object.assign(own, headers) : own), body: JSON.stringify(body) };
 }
 
 export function textResponse(

@@ -12,7 +12,8 @@ import { searchDoc } from './search-index.contract.ts';
  * The impact lists (search-index.ts) against the exact statement: the same documents in two indexes, one with lists
  * on nearly every word, one without, must answer every search alike, hit for hit, snippets included.
  */
-const VOCABULARY = ['rent', 'rents', 'court', 'notice', 'tenant', 'lorem', 'board', 'the'];
+// `purposes` and `considerations` are indexed as tokens that are not their own porter stem (`purpos`, `consider`).
+const VOCABULARY = ['rent', 'rents', 'court', 'notice', 'tenant', 'lorem', 'board', 'the', 'purposes', 'considerations'];
 const DATES = ['2019-01-01', '2020-01-01', '2021-06-01', '2023-01-01'];
 
 const dirs: string[] = [];
@@ -122,6 +123,32 @@ describe('SQLite impact lists', () => {
     expect(listed.map((h) => h.citation.key)).toEqual(['a', 'b']);
     expect(after.map((h) => h.citation.key)).toEqual(['e', 'a']);
     expect(pruned.answeredBy.exact).toBe(exactBefore + 1);
+  });
+
+  it('lists a token that is not its own stem (asked for by a word of its text) and answers as the exact statement', async () => {
+    // porter(`purposes`) is `purpos`, and porter(`purpos`) is `purpo`: the token cannot be asked for as itself.
+    const docs = [1, 2, 3, 4, 5].map((n) =>
+      searchDoc({
+        key: `p${n}`,
+        catchline: n === 3 ? 'Purposes' : 'Lorem',
+        body: `${'purposes '.repeat(n)}for the Purpose ${'lorem '.repeat(6 - n)}`,
+      }),
+    );
+    for (const index of [pruned, exact]) {
+      await index.workers.exec('DELETE FROM search_docs');
+      await index.upsert([...docs, searchDoc({ key: 'r', body: 'rent only' })]);
+      await index.refresh();
+    }
+    const listed = await pruned.workers.writerAll<{ term: string }>('SELECT term FROM search_impact_terms ORDER BY term');
+    expect(listed.map((r) => r.term)).toContain('purpos');
+    for (const q of ['purpose', 'purposes', 'PURPOSE lorem']) {
+      const query: SearchQuery = { q, asOf: '2024-01-01', jurisdictions: null, corpus: null, limit: 3 };
+      const before = { ...pruned.answeredBy };
+      const hits = await pruned.search(query);
+      expect(pruned.answeredBy.exact, q).toBe(before.exact);
+      expect(hits, q).toEqual(await exact.search(query));
+      expect(hits.length, q).toBe(3);
+    }
   });
 
   it('answers several words from their scored postings', async () => {

@@ -47,7 +47,7 @@ export function settleUsage(opts: MeterOptions) {
     const { admission, principal, requestId } = request.context.http;
     if (admission) {
       request.context.http.admission = null;
-      if (request.response) request.response.headers = { ...request.response.headers, ...admission.headers };
+      if (request.response) request.response.headers = Object.assign(request.response.headers ?? {}, admission.headers);
       await admission.settle({ status });
     } else if (principal) {
       await meter.recordUnbilled(principal, routeId, requestId, status);

@@ -137,6 +137,8 @@ function nulAt(value: unknown, path: PropertyKey[]): PropertyKey[] | null {
 /** Refuses a NUL character anywhere in a parameter, naming the parameter (before any store sees the value). */
 function refuseNul(params: Record<string, unknown>, fieldCodes: FieldCodes, known: (name: string) => boolean): void {
   for (const [name, value] of Object.entries(params)) {
+    // A string (every query-string parameter) is looked at directly; only a body's objects and arrays are walked.
+    if (typeof value === 'string' && !value.includes('\u0000')) continue;
     const path = known(name) ? nulAt(value, [name]) : null;
     if (!path) continue;
     throw new AppError(
@@ -200,7 +202,7 @@ export function parseInput(opts: ParseInputOptions) {
     // An empty value is never taken for a value: a required field that is empty is missing; an optional one is left
     // out for validation (so that one of two alternatives, `text` or `citations`, is reported missing), then refused.
     const empty = Object.keys(params).filter((name) => optional.has(name) && isEmpty(params[name]));
-    const given = Object.fromEntries(Object.entries(params).filter(([name]) => !empty.includes(name)));
+    const given = empty.length === 0 ? params : Object.fromEntries(Object.entries(params).filter(([name]) => !empty.includes(name)));
     const result = schema.safeParse(given);
     if (!result.success) throw toInputError(result.error.issues, given, fieldCodes);
     const [blank] = empty;

@@ -19,8 +19,11 @@ export function requestId(opts: RequestIdOptions = {}) {
     };
   };
   const requestIdMiddlewareAfter = (request: HttpRequest): void => {
-    if (request.response)
-      request.response.headers = { ...request.response.headers, [header]: request.context.http?.requestId ?? 'unknown' };
+    // The response's headers are its own (respond.ts makes them per answer): set in place, not copied.
+    const { response } = request;
+    if (!response) return;
+    response.headers ??= {};
+    response.headers[header] = request.context.http?.requestId ?? 'unknown';
   };
   return { before: requestIdMiddlewareBefore, after: requestIdMiddlewareAfter, onError: requestIdMiddlewareAfter };
 }

@@ -135,6 +135,24 @@ function nextToken(bytes, from) {
 }
 
 /**
+ * The text of token number `position` (from 0) of a UTF-8 column as unicode61 cuts it (FTS5's instance offsets count
+ * tokens so), as written there; null past the last. What an impact list asks FTS5 for when its token is not its own
+ * stem (impact-lists.mjs, sourceWords).
+ * @param {Buffer} bytes
+ * @param {number} position
+ * @returns {string | null}
+ */
+export function tokenAt(bytes, position) {
+  let at = 0;
+  for (let n = 0; ; n++) {
+    const start = nextToken(bytes, at);
+    if (start < 0) return null;
+    if (n === position) return bytes.toString('utf8', start, tokenEnd);
+    at = tokenEnd;
+  }
+}
+
+/**
  * A query as every hit's snippet reads it, prepared once per search: its phrases as FTS5 reads them (each the text
  * inside its quotes) cut into tokens, each folded and stemmed (`stemOf` for one holding characters outside ASCII); the
  * distinct stems numbered, each phrase as those numbers and its length in tokens; and what an ASCII token must begin

@@ -4,7 +4,7 @@
 // the TypeScript side and arrives in `sql`.
 // @ts-check
 
-import { fts5Snippet, snippetTerms } from './fts5-snippet.mjs';
+import { fts5Snippet, snippetTerms, tokenAt } from './fts5-snippet.mjs';
 import { porterStem } from './porter.mjs';
 import { postingsTopK, writePostings } from './postings.mjs';
 
@@ -15,7 +15,7 @@ import { postingsTopK, writePostings } from './postings.mjs';
 /**
  * The statements of each procedure, named as search-index.ts names them (STEMMER, IMPACT_LISTS, SEARCH).
  * @typedef {Readonly<Record<'stemmer' | 'stemPut' | 'stemRead' | 'stemClear', string>>} StemmerSql
- * @typedef {StemmerSql & PostingsWriteSql & Readonly<Record<'clear' | 'frequent' | 'citationOrder' | 'insertImpact' | 'term' | 'fresh', string>>} BuildSql
+ * @typedef {StemmerSql & PostingsWriteSql & Readonly<Record<'clear' | 'frequent' | 'citationOrder' | 'insertImpact' | 'term' | 'fresh' | 'firstInstance' | 'columns', string>>} BuildSql
  * @typedef {StemmerSql & PostingsReadSql & Readonly<Record<'exact' | 'state' | 'list' | 'walk' | 'hit', string>>} SearchSql
  */
 /**
@@ -65,7 +65,43 @@ function stemsOf(db, prepared, sql, words) {
 }
 
 /**
- * The query of one indexed token: FTS5 stems it again, so only a token that is its own stem can be asked for.
+ * For each indexed token, a word FTS5 reads as exactly that token, or null. FTS5 stems a query's words, and porter is
+ * not idempotent (`purpose` → `purpos` → `purpo`, `considerations` → `consider` → `consid`): a token that is not its
+ * own stem cannot be asked for as itself, so a word of the text it was made from is (the first instance's, found by
+ * its token offset), once FTS5's tokenizer confirms that word gives the token. Without this, such tokens (`purpos`,
+ * `provis`, `proceed`, `employe`, `consider`: 141 of 2,188 listed tokens at 300,000 synthetic versions) had no list,
+ * and a one-word search for them ranked every match with the exact statement.
+ * @param {Db} db
+ * @param {Prepared} prepared
+ * @param {BuildSql} sql
+ * @param {readonly string[]} tokens
+ * @returns {(string | null)[]}
+ */
+function sourceWords(db, prepared, sql, tokens) {
+  const stems = stemsOf(db, prepared, sql, tokens);
+  /** @type {(string | null)[]} */
+  const words = tokens.map((token, i) => (stems[i] === token ? token : null));
+  const others = words.flatMap((word, i) => (word === null ? [i] : []));
+  if (others.length === 0) return words;
+  const first = prepared(sql.firstInstance);
+  const columns = prepared(sql.columns);
+  const candidates = others.map((i) => {
+    const at = /** @type {{ doc: number; col: string; offset: number } | undefined} */ (first.get({ term: tokens[i] }));
+    const row = at && /** @type {Record<string, Buffer> | undefined} */ (columns.get({ doc: at.doc }));
+    const text = at && row?.[at.col];
+    return text ? tokenAt(text, at.offset) : null;
+  });
+  const found = candidates.map((word) => word ?? '');
+  const confirmed = stemsOf(db, prepared, sql, found);
+  others.forEach((i, n) => {
+    const word = candidates[n];
+    if (word && confirmed[n] === tokens[i]) words[i] = word;
+  });
+  return words;
+}
+
+/**
+ * The query of one indexed token, by a word FTS5 reads as that token (the token itself when it is its own stem).
  * @type {(token: string) => { all: string; catchline: string }}
  */
 const tokenQuery = (token) => ({ all: `"${token}"`, catchline: `{catchline} : ("${token}")` });
@@ -85,14 +121,15 @@ export function buildImpactLists(db, prepared, sql, { minDocs, prefix }) {
   return db.transaction(() => {
     db.exec(sql.clear);
     const frequent = /** @type {{ term: string }[]} */ (prepared(sql.frequent).all({ minDocs })).map((r) => r.term);
-    const stems = stemsOf(db, prepared, sql, frequent);
+    const words = sourceWords(db, prepared, sql, frequent);
     const ranks = citationRanks(prepared, sql);
     const insert = prepared(sql.insertImpact);
     const term = prepared(sql.term);
     let lists = 0;
     for (const [i, token] of frequent.entries()) {
-      if (stems[i] !== token) continue;
-      const { docs, scores, catches } = writePostings(prepared, sql, token, tokenQuery(token));
+      const word = words[i];
+      if (word === null || word === undefined) continue;
+      const { docs, scores, catches } = writePostings(prepared, sql, token, tokenQuery(word));
       // One part, in the order of a one-word search for the token: bm25, then the citation.
       /** @type {(inCatchline: number) => number[]} */
       const part = (inCatchline) => {

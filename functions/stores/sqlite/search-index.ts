@@ -154,8 +154,12 @@ const EXACT_SEARCH = `
  */
 const IMPACT_LISTS = {
   clear: `DELETE FROM search_impacts; DELETE FROM search_impact_terms; DELETE FROM search_postings;
-    CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');`,
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, 'row');
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_instances USING fts5vocab(main, search_fts, 'instance');`,
   frequent: 'SELECT term FROM temp.search_vocab WHERE doc >= @minDocs',
+  // A token that is not its own stem is asked for by the word of its first instance (impact-lists.mjs, sourceWords).
+  firstInstance: 'SELECT doc, col, offset FROM temp.search_instances WHERE term = @term LIMIT 1',
+  columns: 'SELECT CAST(catchline AS BLOB) AS catchline, CAST(body AS BLOB) AS body FROM search_text WHERE doc = @doc',
   citationOrder: 'SELECT doc FROM search_docs ORDER BY jurisdiction, corpus, key, id',
   insertImpact: 'INSERT INTO search_impacts (term, pos, doc, catch, score) VALUES (@term, @pos, @doc, @catch, @score)',
   term: `INSERT INTO search_impact_terms (term, catch_rows, catch_complete, body_complete)

@@ -123,11 +123,13 @@ interface HistoryRow {
 /** A version's summary as stored: without validFrom and validTo, which are columns. */
 type StoredSummary = Omit<VersionSummary, 'validFrom' | 'validTo'>;
 
-const versionOf = (row: VersionRow): SectionVersion => ({
-  ...(JSON.parse(row.version) as Omit<SectionVersion, 'validFrom' | 'validTo'>),
-  validFrom: row.valid_from,
-  validTo: row.valid_to,
-});
+/** The stored JSON with the row's validity added to it (set on the parsed object: no copy of a whole version). */
+function versionOf(row: VersionRow): SectionVersion {
+  const version = JSON.parse(row.version) as SectionVersion;
+  version.validFrom = row.valid_from;
+  version.validTo = row.valid_to;
+  return version;
+}
 
 function summaryOf(row: SummaryRow): VersionSummary {
   const s = JSON.parse(row.summary) as StoredSummary;
