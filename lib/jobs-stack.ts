@@ -50,10 +50,18 @@ export class JobsStack extends Stack {
     const catalog = props.catalog ?? SOURCES;
     const shared = new Map<string, SourceFunctions>();
     const syncs = new Map<string, SourceSync>();
+    const ownFunctions = new Map<SourceEntry['connector'], string>();
     for (const [name, configured] of Object.entries(props.sources ?? {})) {
       const source = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
       if (!source) throw new Error(`no scheduled source '${name}' (known: ${Object.keys(catalog).join(', ')})`);
       const sharedId = SHARED_CONNECTORS.get(source.connector);
+      // A connector that is not shared names its functions after itself: a second source of it would name them again.
+      const other = ownFunctions.get(source.connector);
+      if (!sharedId && other)
+        throw new Error(
+          `sources '${other}' and '${name}' use the same connector, whose functions are not shared (lib/sources.ts, SHARED_CONNECTORS)`,
+        );
+      if (!sharedId) ownFunctions.set(source.connector, name);
       let functions: SourceFunctions | undefined;
       if (sharedId && props.bindings.sources) {
         functions = shared.get(sharedId);
