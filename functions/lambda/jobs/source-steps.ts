@@ -13,7 +13,7 @@
  * finish's accounting (the failed jobs named, the steps after an ingest run once for the whole run).
  */
 import * as z from 'zod';
-import { IngestBusyError } from '#ingest/jobs.ts';
+import type { IngestBusyError } from '#ingest/jobs.ts';
 import { ENV } from '../env.ts';
 import { type JobContext, jobLambda } from '../job-entry.ts';
 
@@ -32,6 +32,13 @@ export class SourceStepError extends Error {
     super(message);
   }
 }
+
+/**
+ * The ingest lease held elsewhere, known by its error's name: importing the class would bundle the whole ingest
+ * (every reader, the engine) into the remote functions, which never ingest. The type keeps the name in step with it.
+ */
+const INGEST_BUSY: IngestBusyError['name'] = 'IngestBusyError';
+const isIngestBusy = (err: unknown): err is Error => err instanceof Error && err.name === INGEST_BUSY;
 
 /** Which of a source's two functions runs a step: the one that reaches the publisher, or the one that writes the stores. */
 export type StepFunction = 'remote' | 'stores';
@@ -132,7 +139,7 @@ export function sourceStepLambda(
     try {
       return await handler.run(parsed, ctx);
     } catch (err) {
-      if (err instanceof IngestBusyError) throw new SourceStepError(SOURCE_STEP_ERRORS.ingestBusy, err.message);
+      if (isIngestBusy(err)) throw new SourceStepError(SOURCE_STEP_ERRORS.ingestBusy, err.message);
       throw err;
     }
   });
