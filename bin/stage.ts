@@ -33,14 +33,10 @@ export function defineStage(app: App, config: StageConfig) {
     bindings: { ...stateful.tables, search: stateful.search, sources: stateful.sources, caselaw: stateful.caselaw },
     ingestSchedules: config.ingestSchedules,
     ingestMemoryMb: config.ingestMemoryMb,
-    ...(config.uscodeFetch && { uscodeFetch: config.uscodeFetch }),
-    ...(config.dcCodeSync && { dcCodeSync: config.dcCodeSync }),
+    sources: config.sources,
   });
-  // The jobs run as state machines: their runs and their schedules' dead letters are alarmed on.
-  const machines = [
-    ...(jobs.uscodeFetch ? [['uscode-fetch', jobs.uscodeFetch] as const] : []),
-    ...(jobs.dcCodeSync ? [['dc-code-sync', jobs.dcCodeSync] as const] : []),
-  ];
+  // The sources run as state machines: their runs and their schedules' dead letters are alarmed on.
+  const machines = [...jobs.syncs];
   const api = new ApiStack(app, `${config.prefix}-api`, {
     ...common,
     bindings: { ...stateful.tables, search: stateful.search, caselaw: stateful.caselaw },

@@ -1,9 +1,11 @@
+import { STATE_CODE_STATES } from '../functions/lambda/jobs/state-code-steps.ts';
 import type { AlarmThresholds } from '../lib/alarm-thresholds.ts';
 import type { StageDomain } from '../lib/api-domain.ts';
 import type { CaseLawCapacity } from '../lib/caselaw-database.ts';
-import type { DcCodeSyncSchedule, UscodeFetchSchedule } from '../lib/jobs-stack.ts';
+import type { SourceSchedule } from '../lib/jobs-stack.ts';
 import type { IngestSchedule } from '../lib/scheduled-jobs.ts';
 import type { SearchCapacity } from '../lib/search-domain.ts';
+import { SOURCES, stateCodeSourceName } from '../lib/sources.ts';
 
 /** Per-stage configuration: the only place stage settings live (read by bin/app.ts alone). */
 export interface StageConfig {
@@ -41,15 +43,11 @@ export interface StageConfig {
   /** The ingest function's memory (MB), also the US Code fetch's ingest step's. */
   ingestMemoryMb: number;
   /**
-   * The US Code fetched from its publisher (OLRC) on EventBridge Scheduler: an expression (UTC), and the check's
-   * request (`{}` brings the store to the current release point; `{ source }` names a mirror). Undefined = no fetch.
+   * The sources run on EventBridge Scheduler, by name (lib/sources.ts): an expression (UTC), and the plan's request
+   * (`{}`: the source's default: the US Code's current release point, the Council's repository, a state's configured
+   * releases from its publisher; `{ source }` or `{ remote }` names a mirror). A source not named is not run.
    */
-  uscodeFetch?: UscodeFetchSchedule;
-  /**
-   * The D.C. Code's history synced from the Council's git repository on EventBridge Scheduler: an expression (UTC), and
-   * the remote (`{}`: the Council's; `{ remote }` names a mirror). Undefined = no sync.
-   */
-  dcCodeSync?: DcCodeSyncSchedule;
+  sources: Record<string, SourceSchedule>;
   /** NAT gateways of the stage's VPC (functions reach CourtListener, X-Ray and Secrets Manager through them). */
   natGateways: number;
   /** Aurora Serverless v2 (the case-law replica): capacity, reader, backups, deletion protection. */
@@ -57,6 +55,26 @@ export interface StageConfig {
   /** The OpenSearch domain's nodes. */
   search: Required<SearchCapacity>;
 }
+
+/**
+ * Every source on its own schedule. The US Code daily: OLRC publishes a release point every week or few; a run with
+ * nothing new reads one page. The D.C. Code daily, after it: the Council publishes every week or two; a run with
+ * nothing new reads the refs and ends. Each state weekly, an hour apart from 10:00 on Sundays (so that one state's
+ * ingests seldom wait for another's lease; its releases are the publisher's repository at the configured commit: a
+ * run with nothing new reads the markers and ends); the states are those functions/ingest/state-codes/formats.ts
+ * configures.
+ */
+const SCHEDULED_SOURCES: Record<string, SourceSchedule> = {
+  'uscode-fetch': { schedule: 'cron(30 6 * * ? *)' },
+  'dc-code-sync': { schedule: 'cron(0 8 * * ? *)' },
+  ...Object.fromEntries(
+    STATE_CODE_STATES.map((st, i) => [
+      stateCodeSourceName(st),
+      { schedule: `cron(0 ${(10 + i) % 24} ? * ${['SUN', 'MON', 'TUE'][Math.floor((10 + i) / 24)]} *)` },
+    ]),
+  ),
+};
+for (const name of Object.keys(SCHEDULED_SOURCES)) if (!SOURCES[name]) throw new Error(`bin/stages.ts: no source '${name}'`);
 
 export const STAGES: Record<string, StageConfig> = {
   dev: {
@@ -70,10 +88,7 @@ export const STAGES: Record<string, StageConfig> = {
     alarmThresholds: { p99LatencyMs: 2000 },
     ingestSchedules: [],
     ingestMemoryMb: 3008,
-    // Daily: OLRC publishes a release point every week or few; a run with nothing new reads one page.
-    uscodeFetch: { schedule: 'cron(30 6 * * ? *)' },
-    // Daily, after the US Code's: the Council publishes every week or two; a run with nothing new reads the refs and ends.
-    dcCodeSync: { schedule: 'cron(0 8 * * ? *)' },
+    sources: SCHEDULED_SOURCES,
     natGateways: 1,
     caselaw: { minAcu: 0.5, maxAcu: 2, reader: false, backupRetentionDays: 7, deletionProtection: false },
     search: {
@@ -96,8 +111,7 @@ export const STAGES: Record<string, StageConfig> = {
     alarmEmail: 'ops@asof.example',
     ingestSchedules: [],
     ingestMemoryMb: 3008,
-    uscodeFetch: { schedule: 'cron(30 6 * * ? *)' },
-    dcCodeSync: { schedule: 'cron(0 8 * * ? *)' },
+    sources: SCHEDULED_SOURCES,
     natGateways: 2,
     caselaw: { minAcu: 1, maxAcu: 8, reader: true, backupRetentionDays: 30, deletionProtection: true },
     search: {

@@ -12,7 +12,7 @@ export interface JobAlarmsProps {
   jobFunctions?: ReadonlyMap<string, IFunction>;
   /** Name → a dead-letter queue of the job schedules. Default: none. */
   deadLetterQueues?: ReadonlyMap<string, IQueue>;
-  /** Name → a job run as a Step Functions state machine (the US Code fetch, the D.C. Code sync). Default: none. */
+  /** Name → a job run as a Step Functions state machine (each scheduled source, lib/sources.ts). Default: none. */
   stateMachines?: ReadonlyMap<string, IStateMachine>;
 }
 
@@ -103,8 +103,8 @@ export class JobAlarms extends Construct {
       alarms.metricAlarm(this, `RunFailed-${name}`, {
         name: `job-${name}-failed`,
         description:
-          `A run of the ${name} state machine failed or timed out: a title or a batch failed after its retries (the run's error, ` +
-          'TitlesFailed or BatchesFailed, names each one with its error), or its first or its finish step failed. What was ingested ' +
+          `A run of the ${name} state machine failed or timed out: a job (a title, a batch, a file) failed after its retries (the ` +
+          "run's error, TitlesFailed, BatchesFailed or FilesFailed, names each one with its error), or its plan or its finish step failed. What was ingested " +
           'stays; read the execution (its failed task, the function logs), fix the cause and start a run again, or let the next ' +
           'scheduled one run: it completes what is missing.',
         metric: countSum(

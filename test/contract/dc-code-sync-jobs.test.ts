@@ -4,7 +4,7 @@
  * (test/support/git-http-server.ts), a local S3 that checks checksums as S3 does (test/support/fake-s3.ts, through the
  * SDK's endpoint override) and the embedded stores (DynamoDB on dynalite, as a deployed job function reaches it; the
  * embedded search index in place of OpenSearch). The steps are driven as the state machine does
- * (lib/dc-code-sync-machine.ts): sync → an ingest per batch, in order → finish.
+ * (lib/source-sync-machine.ts, from DC_CODE_RUN): sync → an ingest per batch, in order → finish.
  *
  * One story on one store set: the remote unreachable on an empty bucket, a first run with the remote 60 publications
  * behind its head (a batch failing midway and retried), a run with nothing new, the remote publishing the rest; the

@@ -3,7 +3,7 @@
  * of the publisher (test/support/fake-olrc.ts: the repo's real title zips in OLRC's layout), a local S3 that checks
  * checksums as S3 does (test/support/fake-s3.ts, reached through the SDK's endpoint override) and the embedded stores
  * (DynamoDB on dynalite, as a deployed job function reaches it; the SQLite search index in place of OpenSearch).
- * Each test drives the steps as the state machine does (lib/uscode-fetch-machine.ts): check → a download per title →
+ * Each test drives the steps as the state machine does (lib/source-sync-machine.ts, from USCODE_RUN): check → a download per title →
  * an ingest per title → finish.
  *
  * One story on one store set: the first update, a title fetched and ingested, the same title again, the faults, then

@@ -1,5 +1,5 @@
 /**
- * The scheduled D.C. Code sync (lib/dc-code-sync.ts, lib/dc-code-sync-machine.ts) in the dev stage exactly as
+ * The scheduled D.C. Code sync (lib/source-sync.ts, lib/source-sync-machine.ts, its entry in lib/sources.ts) in the dev stage exactly as
  * bin/stage.ts builds it: the schedule, the state machine's definition (the sync, then a Map over the batches of
  * publications one at a time, then the finish; the retries; a failed batch carried on and the run failed at its end),
  * each role's grants (least privilege to the bucket's dc-code/ folder and to the tables), stable logical ids, and the
@@ -208,7 +208,7 @@ describe('the alarms', () => {
 });
 
 describe('a sync that could never run is refused at synth', () => {
-  const synth = (dcCodeSync: Json, withBucket = true) => jobsStackWith({ dcCodeSync }, withBucket);
+  const synth = (dcCodeSync: Json, withBucket = true) => jobsStackWith({ sources: { 'dc-code-sync': dcCodeSync } }, withBucket);
 
   it.each([
     ['without the sources bucket', { schedule: 'rate(1 day)' }, false, /needs the sources bucket/],
@@ -226,7 +226,7 @@ describe('a sync that could never run is refused at synth', () => {
 
   it('builds no sync when the stage configures none', () => {
     const stack = jobsStackWith({})();
-    expect(stack.dcCodeSync).toBeUndefined();
+    expect(stack.syncs.get('dc-code-sync')).toBeUndefined();
     expect(Object.keys(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'))).toEqual([]);
   });
 });

@@ -186,6 +186,29 @@ describe('the D.C. Code sync’s functions bundle what their steps run', () => {
   });
 });
 
+describe('the state-code syncs’ functions bundle what their steps run', () => {
+  const jobs = new Map<string, { bytes: number; inputs: string[] }>();
+  beforeAll(async () => {
+    for (const job of ['state-code-fetch', 'state-code-ingest']) jobs.set(job, await bundle(`job-${job}`, `jobs/${job}.ts`));
+  }, 120_000);
+  const holds = (job: string, pattern: RegExp) => jobs.get(job)!.inputs.some((i) => pattern.test(i));
+
+  it('the publisher’s step: the file fetch, S3 and DynamoDB, but no search client, no pg, no ingest engine; under 1 MB', () => {
+    for (const wanted of [/functions\/ingest\/state-codes\/fetch\.ts/, /node_modules\/@aws-sdk\/client-s3\//, /client-dynamodb\//])
+      expect(holds('state-code-fetch', wanted), String(wanted)).toBe(true);
+    // (The title reader comes along: the file fetch shares its module with `asof fetch state-code`, which ingests.)
+    for (const unwanted of [/node_modules\/@opensearch-project\//, /node_modules\/pg\//, /functions\/ingest\/engine\.ts/])
+      expect(holds('state-code-fetch', unwanted), String(unwanted)).toBe(false);
+    expect(jobs.get('state-code-fetch')!.bytes).toBeLessThan(1024 * 1024);
+  });
+
+  it('the stores’ step: the title reader and the search client, but no pg', () => {
+    for (const wanted of [/functions\/ingest\/state-codes\/title-html\.ts/, /node_modules\/@opensearch-project\//])
+      expect(holds('state-code-ingest', wanted), String(wanted)).toBe(true);
+    expect(holds('state-code-ingest', /node_modules\/pg\//)).toBe(false);
+  });
+});
+
 describe('a bundle as the Lambda runtime loads it', () => {
   it('exports its handler when required from a folder of its own, as /var/task holds it (CommonJS, no package.json)', {
     timeout: 60_000,

@@ -1,5 +1,5 @@
 /**
- * The scheduled US Code fetch (lib/uscode-fetch.ts, lib/uscode-fetch-machine.ts) in the dev stage exactly as
+ * The scheduled US Code fetch (lib/source-sync.ts, lib/source-sync-machine.ts, its entry in lib/sources.ts) in the dev stage exactly as
  * bin/stage.ts builds it: the schedule, the state machine's definition (a Map over the titles to download, 4 at once,
  * then a Map over them to ingest, one at a time; the retries; failed titles carried on and the run failed at its
  * end), each role's grants (least privilege to the bucket's olrc/ folder and to the tables), and the alarms on it.
@@ -216,7 +216,7 @@ describe('the alarms', () => {
 });
 
 describe('a fetch that could never run is refused at synth', () => {
-  const synth = (uscodeFetch: Json, withBucket = true) => jobsStackWith({ uscodeFetch }, withBucket);
+  const synth = (uscodeFetch: Json, withBucket = true) => jobsStackWith({ sources: { 'uscode-fetch': uscodeFetch } }, withBucket);
 
   it.each([
     ['without the sources bucket', { schedule: 'rate(1 day)' }, false, /needs the sources bucket/],
@@ -229,7 +229,7 @@ describe('a fetch that could never run is refused at synth', () => {
 
   it('builds no fetch when the stage configures none', () => {
     const stack = jobsStackWith({})();
-    expect(stack.uscodeFetch).toBeUndefined();
+    expect(stack.syncs.get('uscode-fetch')).toBeUndefined();
     expect(Object.keys(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'))).toEqual([]);
   });
 });

@@ -134,8 +134,8 @@ async function download(
   return files;
 }
 
-/** One file into `target`, whole or not at all. */
-async function fetchFile(deps: FetchStateCodeDeps, url: string, target: string): Promise<number> {
+/** One file into `target`, whole or not at all (also the scheduled sync's fetch step, functions/lambda/jobs/state-code-fetch-job.ts). */
+export async function fetchFile(deps: Pick<FetchStateCodeDeps, 'fetch' | 'timeouts'>, url: string, target: string): Promise<number> {
   const answer = await request(deps.fetch, url, { accept: 'text/html' }, deps.timeouts ?? DEFAULT_TIMEOUTS);
   if (answer.response.status !== 200) {
     await answer.discard();

@@ -2,22 +2,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestPublications, publicationMarker } from '#ingest/dc-git/ingest-publications.ts';
 import { type Publication, publicationAt } from '#ingest/dc-git/publications.ts';
-import { IngestBusyError } from '#ingest/jobs.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
-import { ENV, type LambdaEnv } from '../env.ts';
-import { type JobContext, jobLambda } from '../job-entry.ts';
+import type { LambdaEnv } from '../env.ts';
+import type { JobContext } from '../job-entry.ts';
 import { type GitPackStore, MissingPackError, restoreRepository } from './dc-code-repository.ts';
 import {
   type BatchJob,
   type BatchState,
   DC_CODE_ERRORS,
-  DcCodeStepError,
+  DC_CODE_RUN,
+  DC_CODE_STEP_EVENTS,
   type FinishSummary,
-  ingestStepSchema,
-  parseDcStep,
   type SyncPlan,
 } from './dc-code-steps.ts';
 import { type JobAdapters, lambdaJobs } from './job-wiring.ts';
+import { finishRun, SourceStepError, sourceStepLambda, stepHandler } from './source-steps.ts';
 
 export interface DcCodeIngestAdapters extends Pick<JobAdapters, 'search' | 'env' | 'now'> {
   packs: (env: LambdaEnv) => GitPackStore | null;
@@ -50,7 +49,7 @@ export function dcCodeIngestHandler(adapters: DcCodeIngestAdapters) {
     }
     const manifest = await store.readManifest();
     if (!manifest)
-      throw new DcCodeStepError(DC_CODE_ERRORS.repositoryNotInBucket, `${store.origin}: no repository stored (the sync step stores it)`);
+      throw new SourceStepError(DC_CODE_ERRORS.repositoryNotInBucket, `${store.origin}: no repository stored (the sync step stores it)`);
     try {
       await restoreRepository(store, gitdir, manifest);
       const repo = { gitdir, head: manifest.head, origin: manifest.remote, cache: {} };
@@ -66,20 +65,23 @@ export function dcCodeIngestHandler(adapters: DcCodeIngestAdapters) {
       logger.info(`batch ${batch.batch} of ${batch.of} done`, { ...done });
       return { ...batch, outcome: done.ingested ? 'ingested' : 'held', ...done };
     } catch (err) {
-      if (err instanceof IngestBusyError) throw new DcCodeStepError(DC_CODE_ERRORS.ingestBusy, err.message);
-      if (err instanceof MissingPackError) throw new DcCodeStepError(DC_CODE_ERRORS.repositoryNotInBucket, err.message);
+      if (err instanceof MissingPackError) throw new SourceStepError(DC_CODE_ERRORS.repositoryNotInBucket, err.message);
       throw err;
     }
   }
 
-  async function finish(plan: Pick<SyncPlan, 'deferred' | 'head'>, batches: readonly BatchState[], { logger }: JobContext) {
+  async function finish(plan: Pick<SyncPlan, 'deferred' | 'head'>, batches: readonly BatchState[], ctx: JobContext) {
     const sum = (field: 'ingested' | 'held' | 'versionsWritten' | 'sectionsEnded') => batches.reduce((n, b) => n + (b[field] ?? 0), 0);
-    const failed = batches.filter((b) => b.outcome === 'failed');
     const blocked = batches.filter((b) => b.outcome === 'blocked');
-    // Once for the run, after its last batch: the format records, coverage and the audit see the new corpus.
-    if (batches.some((b) => b.changed)) await jobs.afterIngest((line) => logger.info(line));
-    const failures = failed.map(
-      (b) => `batch ${b.batch} of ${b.of} (publications ${b.first}–${b.first + b.commits.length - 1}): ${b.error ?? 'unknown error'}`,
+    const { failed, failures } = await finishRun(
+      batches,
+      {
+        describe: (b) =>
+          `batch ${b.batch} of ${b.of} (publications ${b.first}–${b.first + b.commits.length - 1}): ${b.error ?? 'unknown error'}`,
+        changed: (b) => b.changed === true,
+        afterIngest: (log) => jobs.afterIngest(log),
+      },
+      ctx,
     );
     const summary: Omit<FinishSummary, 'message'> = {
       ingested: sum('ingested'),
@@ -100,10 +102,14 @@ export function dcCodeIngestHandler(adapters: DcCodeIngestAdapters) {
     return { ...summary, message } satisfies FinishSummary;
   }
 
-  return jobLambda('dc-code-ingest', async (event: unknown, ctx) => {
-    const step = parseDcStep(ingestStepSchema, event);
-    if (step.step === 'finish') return finish(step.plan, step.batches as BatchState[], ctx);
-    if (!packs) throw new Error(`no sources bucket is bound to this function (${ENV.sourcesBucket} is not set)`);
-    return ingest(step.batch, packs, ctx);
-  });
+  return sourceStepLambda(
+    'dc-code-ingest',
+    DC_CODE_RUN,
+    'stores',
+    {
+      ingest: stepHandler({ event: DC_CODE_STEP_EVENTS.ingest, needsBucket: true, run: (e, ctx) => ingest(e.batch, packs!, ctx) }),
+      finish: stepHandler({ event: DC_CODE_STEP_EVENTS.finish, run: (e, ctx) => finish(e.plan, e.batches as BatchState[], ctx) }),
+    },
+    packs !== null,
+  );
 }

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { DC_COUNCIL_REMOTE } from '#ingest/dc-git/remote.ts';
-import { parseStep } from './uscode-steps.ts';
+import { SOURCE_STEP_ERRORS, type SourceRunShape } from './source-steps.ts';
 
 /**
- * The steps of the scheduled D.C. Code sync, as its state machine (lib/dc-code-sync-machine.ts) passes them to the two
+ * The steps of the scheduled D.C. Code sync, as its state machine (lib/source-sync-machine.ts, from DC_CODE_RUN) passes them to the two
  * functions: `sync` runs in the function that talks to the Council's remote (dc-code-sync), `ingest` and `finish` in
  * the one that writes the stores (dc-code-ingest). The errors a step throws are named (Lambda reports an error's
  * `name` as its type, which the state machine's retry rules match).
@@ -17,19 +17,8 @@ export const DC_CODE_ERRORS = {
   remoteRefused: 'RemoteRefused',
   /** The sources bucket holds no repository yet, or not a pack its manifest names: the sync step stores them first. */
   repositoryNotInBucket: 'RepositoryNotInBucket',
-  /** Another ingest holds the store-wide ingest lease: trying again once it has finished succeeds. */
-  ingestBusy: 'IngestBusy',
+  ingestBusy: SOURCE_STEP_ERRORS.ingestBusy,
 } as const;
-export type DcCodeErrorName = (typeof DC_CODE_ERRORS)[keyof typeof DC_CODE_ERRORS];
-
-export class DcCodeStepError extends Error {
-  constructor(
-    override readonly name: DcCodeErrorName,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const commit = z.string().regex(/^[0-9a-f]{40}$/, { message: 'must be a commit id (40 hex digits)' });
 
@@ -73,15 +62,12 @@ export type SyncPlan = z.output<typeof plan> & {
   fetched: { pack: string; bytes: number } | null;
 };
 
-export const syncStepSchema = z.strictObject({
-  step: z.literal('sync'),
-  request: syncRequestSchema.default({ remote: DC_COUNCIL_REMOTE }),
-});
-export const ingestStepSchema = z.discriminatedUnion('step', [
-  z.strictObject({ step: z.literal('ingest'), batch }),
-  z.strictObject({ step: z.literal('finish'), plan: plan.loose(), batches: z.array(batchState.loose()) }),
-]);
-export type IngestStepEvent = z.input<typeof ingestStepSchema>;
+/** The fields of each step's event besides its `step` (source-steps.ts builds the events from DC_CODE_RUN). */
+export const DC_CODE_STEP_EVENTS = {
+  sync: { request: syncRequestSchema.default({ remote: DC_COUNCIL_REMOTE }) },
+  ingest: { batch },
+  finish: { plan: plan.loose(), batches: z.array(batchState.loose()) },
+};
 
 /** The sync step's answer: the plan and the batches, which the state machine maps over one at a time. */
 export interface SyncResult {
@@ -104,6 +90,29 @@ export interface FinishSummary {
   message: string;
 }
 
-/** The event, checked; a bad one throws DcCodeStepRefused with every problem named. */
-export const parseDcStep = <S extends z.ZodType>(schema: S, event: unknown): z.output<S> =>
-  parseStep(schema, event, (message) => new DcCodeStepError(DC_CODE_ERRORS.refused, message));
+/**
+ * The sync's run: sync (the remote's new commits into the bucket, the pending publications batched) → ingest each
+ * batch, one at a time and in order → finish. A failed batch is carried on as failed; every later one finds the
+ * publication before it not ingested and answers `blocked` without writing, so nothing is applied out of order.
+ */
+export const DC_CODE_RUN: SourceRunShape = {
+  refused: DC_CODE_ERRORS.refused,
+  plan: { state: 'Sync', step: 'sync', retryOn: DC_CODE_ERRORS.remoteUnavailable },
+  nothingToDo: { choice: 'AnyPending', field: 'pending', equals: 0, done: 'UpToDate' },
+  items: 'batches',
+  jobs: [
+    {
+      map: 'Ingests',
+      task: 'IngestBatch',
+      step: 'ingest',
+      key: 'batch',
+      on: 'stores',
+      // Publications are applied in the order of the line (and an ingest holds the store-wide lease).
+      atOnce: 1,
+      retryOn: { error: DC_CODE_ERRORS.ingestBusy, policy: 'lease' },
+      onceMoreAfterSeconds: 30,
+      failed: { state: 'BatchFailed', carry: ['batch', 'of', 'commits', 'files', 'first', 'after'], namesStep: false },
+    },
+  ],
+  finish: { anyFailed: 'AnyBatchFailed', failed: 'BatchesFailed' },
+};

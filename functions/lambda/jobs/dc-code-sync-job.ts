@@ -5,10 +5,11 @@ import { FILES_PER_BATCH, PUBLICATIONS_PER_BATCH, planPublicationBatches } from 
 import { listPublications } from '#ingest/dc-git/publications.ts';
 import { fetchDefaultBranch } from '#ingest/dc-git/repository.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
-import { ENV, type LambdaEnv, TABLE_ENV } from '../env.ts';
-import { type JobContext, jobLambda } from '../job-entry.ts';
+import { type LambdaEnv, TABLE_ENV } from '../env.ts';
+import type { JobContext } from '../job-entry.ts';
 import { type GitPackStore, MissingPackError, restoreRepository } from './dc-code-repository.ts';
-import { DC_CODE_ERRORS, DcCodeStepError, parseDcStep, type SyncPlan, type SyncResult, syncStepSchema } from './dc-code-steps.ts';
+import { DC_CODE_ERRORS, DC_CODE_RUN, DC_CODE_STEP_EVENTS, type SyncPlan, type SyncResult } from './dc-code-steps.ts';
+import { SourceStepError, sourceStepLambda, stepHandler } from './source-steps.ts';
 
 /**
  * Publications planned per run at most: the run's state carries every batch's commits, and Step Functions limits a
@@ -41,10 +42,10 @@ function remoteErrorOf(err: unknown, remote: string): unknown {
   const e = err as { code?: string; caller?: string; data?: { statusCode?: number }; message?: string };
   const what = `cannot fetch the D.C. Code repository from ${remote}: ${e.message ?? String(err)}`;
   const status = e.code === 'HttpError' ? e.data?.statusCode : undefined;
-  if (status !== undefined && status < 500 && status !== 429) return new DcCodeStepError(DC_CODE_ERRORS.remoteRefused, what);
-  if (status !== undefined || NETWORK_CODES.has(e.code ?? '')) return new DcCodeStepError(DC_CODE_ERRORS.remoteUnavailable, what);
+  if (status !== undefined && status < 500 && status !== 429) return new SourceStepError(DC_CODE_ERRORS.remoteRefused, what);
+  if (status !== undefined || NETWORK_CODES.has(e.code ?? '')) return new SourceStepError(DC_CODE_ERRORS.remoteUnavailable, what);
   // isomorphic-git's own errors of the fetch (an answer that is not git's smart HTTP): a server that is no git remote.
-  if (e.caller === 'git.fetch') return new DcCodeStepError(DC_CODE_ERRORS.remoteRefused, what);
+  if (e.caller === 'git.fetch') return new SourceStepError(DC_CODE_ERRORS.remoteRefused, what);
   return err;
 }
 
@@ -70,7 +71,7 @@ export function dcCodeSyncHandler(adapters: DcCodeSyncAdapters) {
       try {
         await restoreRepository(store, gitdir, manifest);
       } catch (err) {
-        if (err instanceof MissingPackError) throw new DcCodeStepError(DC_CODE_ERRORS.repositoryNotInBucket, err.message);
+        if (err instanceof MissingPackError) throw new SourceStepError(DC_CODE_ERRORS.repositoryNotInBucket, err.message);
         throw err;
       }
     } else {
@@ -110,9 +111,11 @@ export function dcCodeSyncHandler(adapters: DcCodeSyncAdapters) {
     return { plan, batches: batches.map((b, i) => ({ batch: i + 1, of: batches.length, ...b })) };
   }
 
-  return jobLambda('dc-code-sync', async (event: unknown, ctx) => {
-    const step = parseDcStep(syncStepSchema, event);
-    if (!packs) throw new Error(`no sources bucket is bound to this function (${ENV.sourcesBucket} is not set)`);
-    return sync(step.request.remote, packs, ctx);
-  });
+  return sourceStepLambda(
+    'dc-code-sync',
+    DC_CODE_RUN,
+    'remote',
+    { sync: stepHandler({ event: DC_CODE_STEP_EVENTS.sync, needsBucket: true, run: (e, ctx) => sync(e.request.remote, packs!, ctx) }) },
+    packs !== null,
+  );
 }

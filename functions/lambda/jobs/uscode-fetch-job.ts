@@ -10,18 +10,18 @@ import { TitleCodeError } from '#ingest/olrc/titles.ts';
 import { SourceError } from '#ingest/olrc/urls.ts';
 import type { OpsStore } from '#ops/ports.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
-import { ENV, type LambdaEnv, TABLE_ENV } from '../env.ts';
-import { type JobContext, jobLambda } from '../job-entry.ts';
+import { type LambdaEnv, TABLE_ENV } from '../env.ts';
+import type { JobContext } from '../job-entry.ts';
+import { SourceStepError, sourceStepLambda, stepHandler } from './source-steps.ts';
 import { type TitleZipStore, titleZipKey } from './title-zips.ts';
 import {
   type CheckResult,
   type DownloadOutcome,
-  fetchStepSchema,
-  parseStep,
   type TitleJobEvent,
   type TitleState,
   USCODE_ERRORS,
-  UscodeStepError,
+  USCODE_RUN,
+  USCODE_STEP_EVENTS,
 } from './uscode-steps.ts';
 
 /** Title jobs per run at most: the state machine carries every title's state, and a state is limited to 256 KB. */
@@ -40,9 +40,9 @@ export interface UscodeFetchAdapters {
 }
 
 /** A publisher's failure as the state machine sees it: transient ones are retried with backoff, the rest fail the title. */
-function stepErrorOf(err: PublisherError): UscodeStepError {
-  if (err.failure === 'corrupt') return new UscodeStepError(USCODE_ERRORS.corruptZip, err.message);
-  return new UscodeStepError(err.transient ? USCODE_ERRORS.publisherUnavailable : USCODE_ERRORS.publisherRefused, err.message);
+function stepErrorOf(err: PublisherError): SourceStepError {
+  if (err.failure === 'corrupt') return new SourceStepError(USCODE_ERRORS.corruptZip, err.message);
+  return new SourceStepError(err.transient ? USCODE_ERRORS.publisherUnavailable : USCODE_ERRORS.publisherRefused, err.message);
 }
 
 /**
@@ -70,7 +70,7 @@ export function uscodeFetchHandler(adapters: UscodeFetchAdapters) {
       if (err instanceof PublisherError) throw stepErrorOf(err);
       // A title or release point that is no such thing, or a publisher's list without the one named: trying again cannot help.
       if (err instanceof TitleCodeError || err instanceof SourceError || err instanceof ReleasePointError)
-        throw new UscodeStepError(USCODE_ERRORS.refused, err.message);
+        throw new SourceStepError(USCODE_ERRORS.refused, err.message);
       throw err;
     }
     const { jobs, ...summary } = plan;
@@ -113,10 +113,14 @@ export function uscodeFetchHandler(adapters: UscodeFetchAdapters) {
     }
   }
 
-  return jobLambda('uscode-fetch', async (event: unknown, ctx) => {
-    const step = parseStep(fetchStepSchema, event);
-    if (step.step === 'check') return check(step.request, ctx);
-    if (!zips) throw new Error(`no sources bucket is bound to this function (${ENV.sourcesBucket} is not set)`);
-    return download(step.job, zips, ops, ctx);
-  });
+  return sourceStepLambda(
+    'uscode-fetch',
+    USCODE_RUN,
+    'remote',
+    {
+      check: stepHandler({ event: { request: USCODE_STEP_EVENTS.check.request }, run: (e, ctx) => check(e.request, ctx) }),
+      download: stepHandler({ event: USCODE_STEP_EVENTS.download, needsBucket: true, run: (e, ctx) => download(e.job, zips!, ops, ctx) }),
+    },
+    zips !== null,
+  );
 }

@@ -1,16 +1,16 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { IngestBusyError } from '#ingest/jobs.ts';
 import { ingestedMarker, ingestTitleZip } from '#ingest/olrc/ingest-title.ts';
 import { CURRENT_MARKER, currentRecord } from '#ingest/olrc/title-jobs.ts';
 import { titleName } from '#ingest/olrc/titles.ts';
 import { dynamoStores } from '../dynamo-stores.ts';
-import { ENV, type LambdaEnv } from '../env.ts';
-import { type JobContext, jobLambda } from '../job-entry.ts';
+import type { LambdaEnv } from '../env.ts';
+import type { JobContext } from '../job-entry.ts';
 import { type JobAdapters, lambdaJobs } from './job-wiring.ts';
+import { finishRun, SourceStepError, sourceStepLambda, stepHandler } from './source-steps.ts';
 import { StoredZipError, type TitleZipStore, titleZipKey } from './title-zips.ts';
-import { type FinishSummary, ingestStepSchema, parseStep, type TitleState, USCODE_ERRORS, UscodeStepError } from './uscode-steps.ts';
+import { type FinishSummary, type TitleState, USCODE_ERRORS, USCODE_RUN, USCODE_STEP_EVENTS } from './uscode-steps.ts';
 
 export interface UscodeIngestAdapters extends Pick<JobAdapters, 'search' | 'env' | 'now'> {
   zips: (env: LambdaEnv) => TitleZipStore | null;
@@ -54,26 +54,28 @@ export function uscodeIngestHandler(adapters: UscodeIngestAdapters) {
       logger.info(`title ${titleName(at.title)} at ${at.releasePoint} ingested`, { ...done });
       return { ...base, outcome: 'ingested' as const, bytes: record.bytes, sections: done.sections, changedKeys: done.changedKeys };
     } catch (err) {
-      if (err instanceof IngestBusyError) throw new UscodeStepError(USCODE_ERRORS.ingestBusy, err.message);
-      if (err instanceof StoredZipError && err.missing) throw new UscodeStepError(USCODE_ERRORS.zipNotInBucket, err.message);
-      if (err instanceof StoredZipError) throw new UscodeStepError(USCODE_ERRORS.corruptZip, err.message);
+      if (err instanceof StoredZipError && err.missing) throw new SourceStepError(USCODE_ERRORS.zipNotInBucket, err.message);
+      if (err instanceof StoredZipError) throw new SourceStepError(USCODE_ERRORS.corruptZip, err.message);
       throw err;
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   }
 
-  async function finish(plan: { through: string | null; deferred: number }, titles: readonly TitleState[], { logger }: JobContext) {
+  async function finish(plan: { through: string | null; deferred: number }, titles: readonly TitleState[], ctx: JobContext) {
     const count = (outcome: TitleState['outcome']) => titles.filter((t) => t.outcome === outcome).length;
-    const failed = titles.filter((t) => t.outcome === 'failed');
     const changedKeys = titles.reduce((n, t) => n + (t.changedKeys ?? 0), 0);
-    // Once for the run, after its last title: the format records, coverage and the audit see the new corpus.
-    if (changedKeys > 0) await jobs.afterIngest((line) => logger.info(line));
+    const { failed, failures } = await finishRun(
+      titles,
+      {
+        describe: (t) => `${titleName(t.title)}@${t.releasePoint} (${t.step ?? 'unknown step'}: ${t.error ?? 'unknown error'})`,
+        changed: (t) => (t.changedKeys ?? 0) > 0,
+        afterIngest: (log) => jobs.afterIngest(log),
+      },
+      ctx,
+    );
     const current = plan.through && failed.length === 0 ? plan.through : null;
     if (current) await markers.putMarker(CURRENT_MARKER, currentRecord(current, now()));
-    const failures = failed.map(
-      (t) => `${titleName(t.title)}@${t.releasePoint} (${t.step ?? 'unknown step'}: ${t.error ?? 'unknown error'})`,
-    );
     const summary: Omit<FinishSummary, 'message'> = {
       ingested: count('ingested'),
       held: count('held'),
@@ -92,10 +94,14 @@ export function uscodeIngestHandler(adapters: UscodeIngestAdapters) {
     return { ...summary, message } satisfies FinishSummary;
   }
 
-  return jobLambda('uscode-ingest', async (event: unknown, ctx) => {
-    const step = parseStep(ingestStepSchema, event);
-    if (step.step === 'finish') return finish(step.plan, step.titles as TitleState[], ctx);
-    if (!zips) throw new Error(`no sources bucket is bound to this function (${ENV.sourcesBucket} is not set)`);
-    return ingest(step.job, zips, ctx);
-  });
+  return sourceStepLambda(
+    'uscode-ingest',
+    USCODE_RUN,
+    'stores',
+    {
+      ingest: stepHandler({ event: USCODE_STEP_EVENTS.ingest, needsBucket: true, run: (e, ctx) => ingest(e.job, zips!, ctx) }),
+      finish: stepHandler({ event: USCODE_STEP_EVENTS.finish, run: (e, ctx) => finish(e.plan, e.titles as TitleState[], ctx) }),
+    },
+    zips !== null,
+  );
 }

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import type { TitleJobsPlan } from '#ingest/olrc/title-jobs.ts';
 import { titleJobsRequestSchema } from '#ingest/olrc/title-jobs.ts';
+import { SOURCE_STEP_ERRORS, type SourceRunShape } from './source-steps.ts';
 
 /**
- * The steps of the scheduled US Code fetch, as its state machine (lib/uscode-fetch-machine.ts) passes them to the two
- * functions: `check` and `download` run in the function that talks to the publisher (uscode-fetch), `ingest` and
- * `finish` in the one that writes the stores (uscode-ingest). The errors a step throws are named (Lambda reports an
- * error's `name` as its type, which the state machine's retry rules match).
+ * The steps of the scheduled US Code fetch, as its state machine (lib/source-sync-machine.ts, from USCODE_RUN) passes
+ * them to the two functions: `check` and `download` run in the function that talks to the publisher (uscode-fetch),
+ * `ingest` and `finish` in the one that writes the stores (uscode-ingest). The errors a step throws are named (Lambda
+ * reports an error's `name` as its type, which the state machine's retry rules match).
  */
 export const USCODE_ERRORS = {
   /** A step event that can never run as given: never retried. */
@@ -19,19 +20,8 @@ export const USCODE_ERRORS = {
   corruptZip: 'CorruptZip',
   /** The ingest step found no zip in the bucket (the download step stores it first). */
   zipNotInBucket: 'ZipNotInBucket',
-  /** Another ingest holds the store-wide ingest lease: trying again once it has finished succeeds. */
-  ingestBusy: 'IngestBusy',
+  ingestBusy: SOURCE_STEP_ERRORS.ingestBusy,
 } as const;
-export type UscodeErrorName = (typeof USCODE_ERRORS)[keyof typeof USCODE_ERRORS];
-
-export class UscodeStepError extends Error {
-  constructor(
-    override readonly name: UscodeErrorName,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const releasePointId = z.string().regex(/^\d{2,3}-\d+[0-9a-z]*$/, { message: 'must be a release point id such as 118-158' });
 const titleJob = z.strictObject({
@@ -47,6 +37,7 @@ export const DOWNLOAD_OUTCOMES = ['downloaded', 'in-bucket', 'held', 'not-publis
 /** The download outcomes whose zip is in the bucket, for the ingest step. */
 export const TO_INGEST: readonly DownloadOutcome[] = ['downloaded', 'in-bucket'];
 export type DownloadOutcome = (typeof DOWNLOAD_OUTCOMES)[number];
+const TITLE_FIELDS = ['releasePoint', 'title', 'url', 'named'] as const;
 /** What became of a title in the ingest step. */
 export type IngestOutcome = 'ingested' | 'held';
 
@@ -69,17 +60,14 @@ const planSummary = z.object({
   deferred: z.number().int().nonnegative(),
 });
 
-export const fetchStepSchema = z.discriminatedUnion('step', [
-  z.strictObject({ step: z.literal('check'), request: titleJobsRequestSchema.default({}) }),
-  z.strictObject({ step: z.literal('download'), job: titleJob }),
-]);
-export const ingestStepSchema = z.discriminatedUnion('step', [
+/** The fields of each step's event besides its `step` (source-steps.ts builds the events from USCODE_RUN). */
+export const USCODE_STEP_EVENTS = {
+  check: { request: titleJobsRequestSchema.default({}) },
+  download: { job: titleJob },
   // The state machine passes the download step's whole answer; the job's own fields are what the ingest needs.
-  z.strictObject({ step: z.literal('ingest'), job: titleJob.loose() }),
-  z.strictObject({ step: z.literal('finish'), plan: planSummary.loose(), titles: z.array(titleState.loose()) }),
-]);
-export type FetchStepEvent = z.input<typeof fetchStepSchema>;
-export type IngestStepEvent = z.input<typeof ingestStepSchema>;
+  ingest: { job: titleJob.loose() },
+  finish: { plan: planSummary.loose(), titles: z.array(titleState.loose()) },
+};
 
 /** The check step's answer: the plan (without its jobs) and the jobs, which the state machine maps over. */
 export interface CheckResult {
@@ -102,13 +90,39 @@ export interface FinishSummary {
   message: string;
 }
 
-/** The event, checked; a bad one throws `refused` (default UscodeStepRefused) with every problem named. */
-export function parseStep<S extends z.ZodType>(
-  schema: S,
-  event: unknown,
-  refused: (message: string) => Error = (message) => new UscodeStepError(USCODE_ERRORS.refused, message),
-): z.output<S> {
-  const parsed = schema.safeParse(event);
-  if (!parsed.success) throw refused(`step event refused:\n${z.prettifyError(parsed.error)}`);
-  return parsed.data;
-}
+/**
+ * The fetch's run: check → download each title (4 at once: the publisher is one public web site, asked politely) →
+ * ingest each downloaded title (one at a time: an ingest holds the store-wide lease) → finish.
+ */
+export const USCODE_RUN: SourceRunShape = {
+  refused: USCODE_ERRORS.refused,
+  plan: { state: 'Check', step: 'check', retryOn: USCODE_ERRORS.publisherUnavailable },
+  nothingToDo: { choice: 'UpToDate', field: 'upToDate', equals: true, done: 'AlreadyCurrent' },
+  items: 'titles',
+  jobs: [
+    {
+      map: 'Downloads',
+      task: 'DownloadTitle',
+      step: 'download',
+      key: 'job',
+      on: 'remote',
+      atOnce: 4,
+      retryOn: { error: USCODE_ERRORS.publisherUnavailable, policy: 'remote-job' },
+      onceMoreAfterSeconds: 10,
+      failed: { state: 'DownloadFailed', carry: TITLE_FIELDS, namesStep: true },
+    },
+    {
+      map: 'Ingests',
+      task: 'IngestTitle',
+      step: 'ingest',
+      key: 'job',
+      on: 'stores',
+      atOnce: 1,
+      retryOn: { error: USCODE_ERRORS.ingestBusy, policy: 'lease' },
+      onceMoreAfterSeconds: 30,
+      failed: { state: 'IngestFailed', carry: TITLE_FIELDS, namesStep: true },
+      only: { choice: 'ToIngest', outcomes: TO_INGEST, otherwise: 'NothingToIngest' },
+    },
+  ],
+  finish: { anyFailed: 'AnyTitleFailed', failed: 'TitlesFailed' },
+};
