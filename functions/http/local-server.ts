@@ -137,9 +137,10 @@ export function createLocalServer(opts: LocalServerOptions): Server {
         return refuse(res, requestId, 'too_large', `Request bodies are limited to ${thousands(maxBody)} bytes.`, { connection: 'close' });
       }
       // A malformed escape is passed on as it came, as API Gateway passes path parameters: the route refuses it.
-      const pathParameters: Record<string, string> = {};
+      let pathParameters: Record<string, string> | null = null;
       match.c.params.forEach((p, i) => {
         const raw = match.m![i + 1]!;
+        pathParameters ??= {};
         pathParameters[p] = decodePathSegment(raw) ?? raw;
       });
       const event = toEvent(req, url, method, match.c.resource, pathParameters, body, requestId);
@@ -201,7 +202,8 @@ function toEvent(
   url: URL,
   method: string,
   resource: string,
-  pathParameters: Record<string, string>,
+  /** Null for a route without parameters, as API Gateway passes it. */
+  pathParameters: Record<string, string> | null,
   body: string,
   requestId: string,
 ): APIGatewayProxyEvent {
@@ -221,13 +223,11 @@ function toEvent(
     if (values) values.push(v);
     else multi[k] = [v];
   }
-  let anyPathParameter = false;
-  for (const _ in pathParameters) anyPathParameter = true;
   return {
     httpMethod: method,
     path: url.pathname,
     resource,
-    pathParameters: anyPathParameter ? pathParameters : null,
+    pathParameters,
     queryStringParameters: query,
     multiValueQueryStringParameters: multi,
     headers,

@@ -113,7 +113,7 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
     const onFile = await deps.versions.listEditions(collection.id);
     const previous = onFile.find((e) => e.id === edition.id);
     const fingerprint = previous?.completeDigest && previous.sourceFingerprint ? await source.fingerprint() : null;
-    const same = fingerprint ? sameAsComplete(onFile, edition, fingerprint) : null;
+    const same = previous && fingerprint ? sameAsComplete(previous, onFile, edition, fingerprint) : null;
     if (same) return unchangedReport(deps, same);
   }
   // Every document is checked before anything is written: an edition that fails the checks leaves the store as it was.
@@ -130,12 +130,17 @@ export async function ingestEdition(deps: IngestDeps, source: SourceEdition): Pr
 }
 
 /**
- * The record to write for an edition skipped unread: the previous complete ingest's, with this run's reading, when
- * that ingest recorded the same fingerprint and no other edition of the date speaks for its keys; else null.
+ * The record to write for an edition skipped unread: the previous complete ingest's (`previous`, of the same id), with
+ * this run's reading, when that ingest recorded the same fingerprint and no other edition of the date speaks for its
+ * keys; else null.
  */
-function sameAsComplete(onFile: readonly EditionRecord[], edition: EditionRecord, fingerprint: string): EditionRecord | null {
-  const previous = onFile.find((e) => e.id === edition.id);
-  if (!previous?.completeDigest || previous.sourceFingerprint !== fingerprint || sameDateOverlap(onFile, edition)) return null;
+function sameAsComplete(
+  previous: EditionRecord,
+  onFile: readonly EditionRecord[],
+  edition: EditionRecord,
+  fingerprint: string,
+): EditionRecord | null {
+  if (!previous.completeDigest || previous.sourceFingerprint !== fingerprint || sameDateOverlap(onFile, edition)) return null;
   const { skipped: _skipped, ...rest } = edition;
   return {
     ...rest,
